@@ -1,0 +1,644 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Timer events oriented (teo) cpuidle governor.
+ *
+ * Picks an idle state from the time to the next timer event and from
+ * statistics of how often wakeups arrived before that timer.
+ */
+
+/**
+ * DOC: teo-description
+ *
+ * The next timer event is the one wakeup source whose time is known before a
+ * CPU goes idle: the tick code can tell how long the CPU would sleep if the
+ * scheduler tick were stopped (the *sleep length*).  Most wakeups on most
+ * systems are timers, so the sleep length is the best single predictor of
+ * the idle duration.  It is not free to compute, though, and other
+ * interrupts (devices, IPIs) can end the idle period well before it.
+ *
+ * The governor therefore keeps, per CPU, one *bin* for every idle state of
+ * the driver.  Bin i holds idle durations from the target residency of state
+ * i up to the target residency of state i + 1, and the last bin has no upper
+ * end.  After every wakeup the governor compares two durations:
+ *
+ * - the sleep length found when the state was selected, and
+ * - the measured idle duration, that is the residency reported by the core
+ *   less half of the exit latency of the entered state (exit latency is
+ *   rarely paid in full), or half of the residency when it is shorter than
+ *   the exit latency.
+ *
+ * If both fall into the same bin, the timer woke the CPU as foreseen and the
+ * bin scores a *hit*.  If the measured duration falls into a shallower bin,
+ * something else woke the CPU first and that shallower bin scores an
+ * *intercept*.  When the CPU woke at or after the foreseen timer, or when a
+ * safety net woke it (the polling state ran out of time, or the tick fired
+ * while the next timer was further away than the tick period), the CPU is
+ * taken to have slept for the whole sleep length.  Both metrics of every bin
+ * decay by one eighth on each update before one of them grows by a fixed
+ * pulse, so the statistics follow the recent past with no time window to
+ * manage.
+ *
+ * When the deepest state's target residency is below the tick period, an
+ * extra bin starting at the tick period counts only hits.  It tells how often
+ * the CPU really stayed idle beyond the tick, which matters for deciding
+ * whether to stop it.
+ *
+ * To select a state, the governor starts from the deepest enabled state.  If
+ * the intercepts of all bins below it outweigh everything recorded in its own
+ * bin and above, early wakeups are the norm, and it walks down the bins,
+ * adding up their intercepts, to the deepest state below which fewer than
+ * half of those intercepts lie.  If that walk ends at state 0, the sleep
+ * length is still fetched, because the next update needs it to tell an
+ * intercept from a timer wakeup; without it every such wakeup would count as
+ * an intercept and the governor could stay shallow for good.
+ *
+ * Otherwise the PM QoS latency limit caps the choice, and unless the result
+ * is state 0, or a state shallow enough for the polling state 0 to be a
+ * better bet, the sleep length is fetched and the deepest enabled state that
+ * fits into it is taken.  The tick is stopped only when the expected idle
+ * duration reaches the tick period, the chosen state does not poll and
+ * intercepts shorter than the tick are not the large majority of recent
+ * wakeups.  When the tick is kept, the chosen state also has to fit into the
+ * time until the next tick.
+ *
+ * The governor deliberately does not look at CPU utilization (a busy CPU
+ * can still have long idle periods and an idle one short ones) and keeps no
+ * separate window of recent intercepts: the decaying bins already adapt
+ * within a few wakeups.  It has no tunables.
+ */
+
+#include <linux/cpuidle.h>
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
+#include <linux/percpu.h>
+#include <linux/sched/clock.h>
+#include <linux/string.h>
+#include <linux/tick.h>
+#include <kunit/static_stub.h>
+#include <kunit/visibility.h>
+
+#include "gov.h"
+#include "teo.h"
+
+static DEFINE_PER_CPU(struct teo_cpu, teo_cpus);
+
+/**
+ * teo_cpu_data - Get the governor's data for a CPU.
+ * @dev: Target CPU.
+ *
+ * Return: the per-CPU governor state of @dev.
+ */
+VISIBLE_IF_KUNIT struct teo_cpu *teo_cpu_data(struct cpuidle_device *dev)
+{
+	return per_cpu_ptr(&teo_cpus, dev->cpu);
+}
+EXPORT_SYMBOL_IF_KUNIT(teo_cpu_data);
+
+/*
+ * The wrappers below are the governor's only inputs from the tick and clock
+ * code.  A production build folds them into direct calls; under KUnit a test
+ * can redirect them to feed chosen values.
+ */
+
+/**
+ * teo_sleep_length - Get the time to the next timer event.
+ * @delta_tick: Where to store the time to the next tick.
+ *
+ * Return: the time until the next timer if the tick were stopped, in ns.
+ */
+VISIBLE_IF_KUNIT ktime_t teo_sleep_length(ktime_t *delta_tick)
+{
+	KUNIT_STATIC_STUB_REDIRECT(teo_sleep_length, delta_tick);
+	return tick_nohz_get_sleep_length(delta_tick);
+}
+EXPORT_SYMBOL_IF_KUNIT(teo_sleep_length);
+
+/**
+ * teo_tick_stopped - Check whether the tick is stopped on this CPU.
+ *
+ * Return: true if the tick has already been stopped.
+ */
+VISIBLE_IF_KUNIT bool teo_tick_stopped(void)
+{
+	KUNIT_STATIC_STUB_REDIRECT(teo_tick_stopped);
+	return tick_nohz_tick_stopped();
+}
+EXPORT_SYMBOL_IF_KUNIT(teo_tick_stopped);
+
+/**
+ * teo_tick_woke_cpu - Check whether the tick ended the last idle period.
+ *
+ * The underlying tick helper clears its flag, so call this once per wakeup.
+ *
+ * Return: true if the tick woke this CPU up.
+ */
+VISIBLE_IF_KUNIT bool teo_tick_woke_cpu(void)
+{
+	KUNIT_STATIC_STUB_REDIRECT(teo_tick_woke_cpu);
+	return tick_nohz_idle_got_tick();
+}
+EXPORT_SYMBOL_IF_KUNIT(teo_tick_woke_cpu);
+
+/**
+ * teo_latency_limit_ns - Get the exit latency limit for a CPU.
+ * @cpu: Target CPU.
+ *
+ * Return: the largest exit latency allowed by PM QoS, in ns.
+ */
+VISIBLE_IF_KUNIT s64 teo_latency_limit_ns(unsigned int cpu)
+{
+	KUNIT_STATIC_STUB_REDIRECT(teo_latency_limit_ns, cpu);
+	return cpuidle_governor_latency_req(cpu);
+}
+EXPORT_SYMBOL_IF_KUNIT(teo_latency_limit_ns);
+
+/**
+ * teo_clock_ns - Read the local clock.
+ *
+ * Return: the local clock of this CPU, in ns.
+ */
+VISIBLE_IF_KUNIT u64 teo_clock_ns(void)
+{
+	KUNIT_STATIC_STUB_REDIRECT(teo_clock_ns);
+	return local_clock();
+}
+EXPORT_SYMBOL_IF_KUNIT(teo_clock_ns);
+
+/**
+ * teo_decay - Let a metric lose one 2^DECAY_SHIFT-th of its value.
+ * @metric: Metric to decay.
+ *
+ * A metric that grows by PULSE on an update never exceeds 8 * PULSE: from
+ * m <= 8 * PULSE, the next value is at most m - (m - 7) / 8 + PULSE, which is
+ * below 8 * PULSE + 1.  Values under 8 stop decaying; they are too small to
+ * change any decision.
+ */
+static void teo_decay(unsigned int *metric)
+{
+	*metric -= *metric >> DECAY_SHIFT;
+}
+
+/**
+ * teo_measured_idle_ns - Estimate how long the CPU was really idle.
+ * @drv: cpuidle driver of the CPU.
+ * @dev: Target CPU.
+ * @cpu_data: Governor data of @dev.
+ *
+ * Return: the idle duration to classify, U64_MAX when the CPU is deemed to
+ * have slept for the whole sleep length.
+ */
+static u64 teo_measured_idle_ns(struct cpuidle_driver *drv,
+				struct cpuidle_device *dev,
+				struct teo_cpu *cpu_data)
+{
+	u64 lat_ns = drv->states[dev->last_state_idx].exit_latency_ns;
+	u64 idle_ns = dev->last_residency_ns;
+
+	/* Woken by the foreseen timer or later, or by a safety net. */
+	if (cpu_data->span_ns >= cpu_data->sleep_length_ns)
+		return U64_MAX;
+
+	/* The full exit latency is the worst case; take half as typical. */
+	if (idle_ns >= lat_ns)
+		return idle_ns - lat_ns / 2;
+
+	return idle_ns / 2;
+}
+
+/**
+ * teo_update - Account the last wakeup in the metrics of a CPU.
+ * @drv: cpuidle driver of the CPU.
+ * @dev: Target CPU, woken up from state @dev->last_state_idx.
+ *
+ * Decay all metrics, then credit one PULSE: a hit to the bin of the sleep
+ * length if the measured idle duration fell into it too, an intercept to the
+ * bin of the measured idle duration otherwise.
+ */
+VISIBLE_IF_KUNIT void teo_update(struct cpuidle_driver *drv,
+				 struct cpuidle_device *dev)
+{
+	struct teo_cpu *cpu_data = teo_cpu_data(dev);
+	s64 sleep_length_ns = cpu_data->sleep_length_ns;
+	u64 idle_ns = teo_measured_idle_ns(drv, dev, cpu_data);
+	int deepest = drv->state_count - 1;
+	int timer_bin = 0, idle_bin = 0;
+	unsigned int total = 0;
+	int i;
+
+	for (i = 0; i <= deepest; i++) {
+		struct teo_bin *bin = &cpu_data->bins[i];
+		s64 residency_ns = drv->states[i].target_residency_ns;
+
+		teo_decay(&bin->hits);
+		teo_decay(&bin->intercepts);
+		total += bin->hits + bin->intercepts;
+
+		/* Bins beyond the sleep length cannot hold either duration. */
+		if (residency_ns > sleep_length_ns)
+			continue;
+
+		timer_bin = i;
+		if (residency_ns <= idle_ns)
+			idle_bin = i;
+	}
+
+	if (drv->states[deepest].target_residency_ns < TICK_NSEC) {
+		teo_decay(&cpu_data->tick_hits);
+		total += cpu_data->tick_hits;
+
+		if (sleep_length_ns >= TICK_NSEC) {
+			/* The timer lies in the extra bin past the tick. */
+			timer_bin = deepest + 1;
+			if (idle_ns >= TICK_NSEC) {
+				cpu_data->tick_hits += PULSE;
+				goto out;
+			}
+		}
+	}
+
+	if (idle_bin == timer_bin)
+		cpu_data->bins[timer_bin].hits += PULSE;
+	else
+		cpu_data->bins[idle_bin].intercepts += PULSE;
+
+out:
+	cpu_data->total = total + PULSE;
+}
+EXPORT_SYMBOL_IF_KUNIT(teo_update);
+
+/**
+ * teo_state_enabled - Check whether an idle state may be used on a CPU.
+ * @dev: Target CPU.
+ * @i: Index of the state.
+ *
+ * Return: true unless the user or the driver disabled state @i on @dev.
+ */
+static bool teo_state_enabled(struct cpuidle_device *dev, int i)
+{
+	return !dev->states_usage[i].disable;
+}
+
+/**
+ * teo_state_polls - Check whether an idle state is a polling one.
+ * @drv: cpuidle driver.
+ * @i: Index of the state.
+ *
+ * Return: true if state @i busy-polls instead of stopping the CPU.
+ */
+static bool teo_state_polls(struct cpuidle_driver *drv, int i)
+{
+	return drv->states[i].flags & CPUIDLE_FLAG_POLLING;
+}
+
+/**
+ * teo_state_outlasts_stopped_tick - Check a state against a stopped tick.
+ * @drv: cpuidle driver.
+ * @i: Index of the state.
+ *
+ * Once the tick is stopped, nothing may wake the CPU for a long time, so a
+ * state whose target residency is below the tick period would waste power.
+ *
+ * Return: true if the tick runs or state @i is at least a tick period deep.
+ */
+static bool teo_state_outlasts_stopped_tick(struct cpuidle_driver *drv, int i)
+{
+	return !teo_tick_stopped() ||
+	       drv->states[i].target_residency_ns >= TICK_NSEC;
+}
+
+/**
+ * teo_fit_shallower - Find a shallower enabled state for an idle duration.
+ * @drv: cpuidle driver.
+ * @dev: Target CPU.
+ * @idx: Current choice, too deep for @duration_ns.
+ * @duration_ns: Idle duration to fit into.
+ *
+ * Return: the deepest enabled state below @idx whose target residency does not
+ * exceed @duration_ns, else the shallowest enabled state below @idx, else @idx.
+ */
+static int teo_fit_shallower(struct cpuidle_driver *drv,
+			     struct cpuidle_device *dev, int idx,
+			     s64 duration_ns)
+{
+	int i;
+
+	for (i = idx - 1; i >= 0; i--) {
+		if (!teo_state_enabled(dev, i))
+			continue;
+
+		idx = i;
+		if (drv->states[i].target_residency_ns <= duration_ns)
+			break;
+	}
+	return idx;
+}
+
+/**
+ * struct teo_scan - What a selection learns from one pass over the states.
+ * @first: Shallowest enabled state, -1 if none is enabled.
+ * @candidate: Deepest enabled state, -1 if none is enabled.
+ * @constraint: Deepest enabled state above 0 within the latency limit, else 0.
+ * @intercepts_below: Sum of the intercepts of the bins below @candidate.
+ * @hits_below: Sum of the hits of the bins below @candidate.
+ * @intercepts_all: Sum of the intercepts of all bins.
+ */
+struct teo_scan {
+	int first;
+	int candidate;
+	int constraint;
+	unsigned int intercepts_below;
+	unsigned int hits_below;
+	unsigned int intercepts_all;
+};
+
+/**
+ * teo_scan_states - Collect the candidate states and the bin sums.
+ * @drv: cpuidle driver.
+ * @dev: Target CPU.
+ * @cpu_data: Governor data of @dev.
+ * @latency_limit_ns: Largest exit latency allowed.
+ * @scan: Where to store the results.
+ */
+static void teo_scan_states(struct cpuidle_driver *drv,
+			    struct cpuidle_device *dev,
+			    struct teo_cpu *cpu_data, s64 latency_limit_ns,
+			    struct teo_scan *scan)
+{
+	unsigned int intercepts = 0, hits = 0;
+	int i;
+
+	scan->first = teo_state_enabled(dev, 0) ? 0 : -1;
+	scan->candidate = scan->first;
+	scan->constraint = 0;
+	scan->intercepts_below = 0;
+	scan->hits_below = 0;
+
+	for (i = 1; i < drv->state_count; i++) {
+		intercepts += cpu_data->bins[i - 1].intercepts;
+		hits += cpu_data->bins[i - 1].hits;
+
+		if (!teo_state_enabled(dev, i))
+			continue;
+
+		if (scan->first < 0)
+			scan->first = i;
+		scan->candidate = i;
+		if (drv->states[i].exit_latency_ns <= latency_limit_ns)
+			scan->constraint = i;
+		scan->intercepts_below = intercepts;
+		scan->hits_below = hits;
+	}
+	scan->intercepts_all = intercepts +
+			       cpu_data->bins[drv->state_count - 1].intercepts;
+}
+
+/**
+ * teo_intercepts_dominate - Check whether early wakeups are the norm.
+ * @cpu_data: Governor data of the CPU.
+ * @scan: Result of teo_scan_states().
+ *
+ * Return: true if the intercepts below the candidate state outweigh all the
+ * hits and intercepts of its bin and the bins above it.
+ */
+static bool teo_intercepts_dominate(struct teo_cpu *cpu_data,
+				    struct teo_scan *scan)
+{
+	/* total includes hits_below, so this cannot wrap. */
+	return 2 * scan->intercepts_below > cpu_data->total - scan->hits_below;
+}
+
+/**
+ * teo_walk_intercepts - Find the state most recent wakeups allowed for.
+ * @drv: cpuidle driver.
+ * @dev: Target CPU.
+ * @cpu_data: Governor data of @dev.
+ * @scan: Result of teo_scan_states().
+ *
+ * Walk down from the candidate state adding up the intercepts of the bins
+ * passed, and stop in the bin that brings the sum above half of the
+ * intercepts below the candidate: the idle duration exceeded that bin's state
+ * residency in most of the intercepted cases.  When the tick is stopped,
+ * shallow states are not acceptable; a shallow state met before any
+ * acceptable one ends the walk at the candidate.
+ *
+ * Return: the state at the stopping bin if it is enabled and acceptable,
+ * else the shallowest acceptable enabled state passed, else the candidate.
+ */
+static int teo_walk_intercepts(struct cpuidle_driver *drv,
+			       struct cpuidle_device *dev,
+			       struct teo_cpu *cpu_data, struct teo_scan *scan)
+{
+	unsigned int sum = 0;
+	int fallback = scan->candidate;
+	int i;
+
+	for (i = scan->candidate - 1; i >= 0; i--) {
+		sum += cpu_data->bins[i].intercepts;
+
+		if (2 * sum > scan->intercepts_below) {
+			if (teo_state_enabled(dev, i) &&
+			    teo_state_outlasts_stopped_tick(drv, i))
+				return i;
+			break;
+		}
+
+		if (!teo_state_enabled(dev, i))
+			continue;
+
+		if (!teo_state_outlasts_stopped_tick(drv, i)) {
+			if (fallback == scan->candidate)
+				break;
+			continue;
+		}
+
+		fallback = i;
+	}
+	return fallback;
+}
+
+/**
+ * teo_keep_tick_and_fit - Keep the tick and fit the state before the tick.
+ * @drv: cpuidle driver.
+ * @dev: Target CPU.
+ * @scan: Result of teo_scan_states().
+ * @idx: State chosen so far.
+ * @delta_tick_ns: Time to the next tick.
+ * @stop_tick: Tick decision to clear.
+ *
+ * The tick will wake the CPU within @delta_tick_ns, so a state with a longer
+ * target residency cannot pay off.
+ *
+ * Return: the state to enter.
+ */
+static int teo_keep_tick_and_fit(struct cpuidle_driver *drv,
+				 struct cpuidle_device *dev,
+				 struct teo_scan *scan, int idx,
+				 s64 delta_tick_ns, bool *stop_tick)
+{
+	*stop_tick = false;
+
+	if (idx > scan->first &&
+	    drv->states[idx].target_residency_ns > delta_tick_ns)
+		return teo_fit_shallower(drv, dev, idx, delta_tick_ns);
+
+	return idx;
+}
+
+/**
+ * teo_select - Pick the idle state for a CPU about to go idle.
+ * @drv: cpuidle driver of the CPU.
+ * @dev: Target CPU.
+ * @stop_tick: Set to false here if the tick must keep running.
+ *
+ * Return: the index of the idle state to enter.
+ */
+VISIBLE_IF_KUNIT int teo_select(struct cpuidle_driver *drv,
+				struct cpuidle_device *dev, bool *stop_tick)
+{
+	struct teo_cpu *cpu_data = teo_cpu_data(dev);
+	s64 latency_limit_ns = teo_latency_limit_ns(dev->cpu);
+	ktime_t delta_tick = TICK_NSEC / 2;
+	struct teo_scan scan;
+	s64 expected_ns;
+	int idx;
+
+	if (dev->last_state_idx >= 0) {
+		teo_update(drv, dev);
+		dev->last_state_idx = -1;
+	}
+
+	cpu_data->selected_at_ns = teo_clock_ns();
+	/*
+	 * Unknown until queried.  Infinite for the next update, which then
+	 * scores a hit only if the CPU stayed idle into the last bin.
+	 */
+	cpu_data->sleep_length_ns = KTIME_MAX;
+
+	if (drv->state_count < 2)
+		goto keep_tick_shallowest;
+
+	teo_scan_states(drv, dev, cpu_data, latency_limit_ns, &scan);
+
+	if (scan.candidate < 0)
+		goto keep_tick_shallowest;
+
+	if (scan.candidate == scan.first) {
+		/* One state to use; stop the tick only if it is deep enough. */
+		idx = scan.candidate;
+		expected_ns = drv->states[idx].target_residency_ns;
+		goto tick_decision;
+	}
+
+	idx = scan.candidate;
+	if (teo_intercepts_dominate(cpu_data, &scan))
+		idx = teo_walk_intercepts(drv, dev, cpu_data, &scan);
+
+	if (!idx) {
+		/*
+		 * Record the sleep length anyway: the next update has to know
+		 * whether the timer or something else ends this idle period,
+		 * or state 0 could never prove itself wrong.
+		 */
+		cpu_data->sleep_length_ns = teo_sleep_length(&delta_tick);
+		goto keep_tick_shallowest;
+	}
+
+	idx = min(idx, scan.constraint);
+	if (!idx)
+		goto keep_tick_shallowest;
+
+	/* So shallow a state is not worth the cost of the timer query. */
+	if (teo_state_polls(drv, 0) &&
+	    drv->states[idx].target_residency_ns < RESIDENCY_THRESHOLD_NS) {
+		*stop_tick = false;
+		return idx;
+	}
+
+	expected_ns = teo_sleep_length(&delta_tick);
+	cpu_data->sleep_length_ns = expected_ns;
+
+	if (drv->states[idx].target_residency_ns > expected_ns)
+		idx = teo_fit_shallower(drv, dev, idx, expected_ns);
+
+	/* Mostly woken before the tick: plan for a short idle period. */
+	if (drv->states[idx].target_residency_ns < TICK_NSEC &&
+	    scan.intercepts_all > cpu_data->total / 2 + cpu_data->total / 8)
+		expected_ns = TICK_NSEC / 2;
+
+tick_decision:
+	if ((!teo_state_polls(drv, idx) && expected_ns >= TICK_NSEC) ||
+	    teo_tick_stopped())
+		return idx;
+
+	return teo_keep_tick_and_fit(drv, dev, &scan, idx, delta_tick,
+				     stop_tick);
+
+keep_tick_shallowest:
+	*stop_tick = false;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(teo_select);
+
+/**
+ * teo_reflect - Note which idle state a CPU entered.
+ * @dev: Target CPU.
+ * @state: Index of the state entered.
+ *
+ * Called by the core after the CPU wakes up, before the next selection.
+ */
+VISIBLE_IF_KUNIT void teo_reflect(struct cpuidle_device *dev, int state)
+{
+	struct teo_cpu *cpu_data = teo_cpu_data(dev);
+
+	dev->last_state_idx = state;
+
+	/*
+	 * A safety net, not the workload, ended the idle period if polling
+	 * timed out or the tick fired while the next timer was further away:
+	 * the CPU could have slept for the whole sleep length.
+	 */
+	if (dev->poll_time_limit ||
+	    (teo_tick_woke_cpu() && cpu_data->sleep_length_ns > TICK_NSEC)) {
+		dev->poll_time_limit = false;
+		cpu_data->span_ns = cpu_data->sleep_length_ns;
+		return;
+	}
+
+	cpu_data->span_ns = teo_clock_ns() - cpu_data->selected_at_ns;
+}
+EXPORT_SYMBOL_IF_KUNIT(teo_reflect);
+
+/**
+ * teo_enable_device - Reset the governor's data for a CPU.
+ * @drv: cpuidle driver of the CPU.
+ * @dev: Target CPU.
+ *
+ * Return: 0, enabling cannot fail.
+ */
+VISIBLE_IF_KUNIT int teo_enable_device(struct cpuidle_driver *drv,
+				       struct cpuidle_device *dev)
+{
+	memset(teo_cpu_data(dev), 0, sizeof(struct teo_cpu));
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(teo_enable_device);
+
+static struct cpuidle_governor teo_governor = {
+	.name =		"teo",
+	.rating =	19,
+	.enable =	teo_enable_device,
+	.select =	teo_select,
+	.reflect =	teo_reflect,
+};
+
+/**
+ * teo_governor_init - Register the governor with the cpuidle core.
+ *
+ * Return: 0 on success, a negative error code otherwise.
+ */
+static int __init teo_governor_init(void)
+{
+	return cpuidle_register_governor(&teo_governor);
+}
+
+postcore_initcall(teo_governor_init);

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internal interface of the timer events oriented (teo) cpuidle governor.
+ *
+ * Only teo.c and its KUnit test include this header.  The test needs the
+ * per-CPU bookkeeping layout to check the metrics the governor keeps, and the
+ * prototypes of the functions that CONFIG_KUNIT makes visible.
+ */
+
+#ifndef __CPUIDLE_GOVERNOR_TEO_H
+#define __CPUIDLE_GOVERNOR_TEO_H
+
+#include <linux/cpuidle.h>
+#include <linux/ktime.h>
+#include <linux/types.h>
+
+/*
+ * Amount added to a metric by the update that selects it.  With the decay
+ * below, no metric ever exceeds 8 * PULSE (see teo_decay()), so the sum of
+ * all metrics of a CPU stays far below UINT_MAX / 2.
+ */
+#define PULSE		1024
+
+/* Every update keeps 7/8 of each metric: m -= m >> DECAY_SHIFT. */
+#define DECAY_SHIFT	3
+
+/**
+ * struct teo_bin - Wakeup statistics of one idle state bin.
+ * @hits: Decaying count of wakeups whose measured idle duration and sleep
+ *	length both fell into this bin.
+ * @intercepts: Decaying count of wakeups whose measured idle duration fell
+ *	into this bin while the sleep length fell into a deeper one.
+ *
+ * Bin i covers idle durations from the target residency of state i up to
+ * (not including) the target residency of state i + 1; the last bin is
+ * open-ended.
+ */
+struct teo_bin {
+	unsigned int hits;
+	unsigned int intercepts;
+};
+
+/**
+ * struct teo_cpu - Per-CPU state of the governor.
+ * @selected_at_ns: Local clock when the last idle state was selected.
+ * @span_ns: Time from that selection to the wakeup, or the sleep length if a
+ *	safety net woke the CPU; set by teo_reflect().
+ * @sleep_length_ns: Time to the next timer event found by the last selection,
+ *	KTIME_MAX if it was not queried.
+ * @bins: Hits and intercepts of every idle state bin.
+ * @total: Sum of all metrics, including @tick_hits, after the last update.
+ * @tick_hits: Hits-only metric of an extra bin that starts at the tick period;
+ *	kept when the deepest state's target residency is below it.
+ */
+struct teo_cpu {
+	u64 selected_at_ns;
+	s64 span_ns;
+	s64 sleep_length_ns;
+	struct teo_bin bins[CPUIDLE_STATE_MAX];
+	unsigned int total;
+	unsigned int tick_hits;
+};
+
+#if IS_ENABLED(CONFIG_KUNIT)
+struct teo_cpu *teo_cpu_data(struct cpuidle_device *dev);
+ktime_t teo_sleep_length(ktime_t *delta_tick);
+bool teo_tick_stopped(void);
+bool teo_tick_woke_cpu(void);
+s64 teo_latency_limit_ns(unsigned int cpu);
+u64 teo_clock_ns(void);
+void teo_update(struct cpuidle_driver *drv, struct cpuidle_device *dev);
+int teo_select(struct cpuidle_driver *drv, struct cpuidle_device *dev,
+	       bool *stop_tick);
+void teo_reflect(struct cpuidle_device *dev, int state);
+int teo_enable_device(struct cpuidle_driver *drv, struct cpuidle_device *dev);
+#endif
+
+#endif /* __CPUIDLE_GOVERNOR_TEO_H */
