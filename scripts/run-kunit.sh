@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the patched kernel for KUnit and run the teo suites under QEMU.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+usage() {
+	cat <<EOF
+usage: $teo_prog [--sanitizers] [--help]
+
+Run the teo KUnit suites with the kernel's own tools/testing/kunit/kunit.py
+(x86_64 under QEMU; UML cannot enable CONFIG_CPU_IDLE) in the private tree
+from scripts/prepare-tree.sh.  The build folder is kept, so later runs are
+incremental.
+
+Fails when kunit.py reports a failure, a crash or no tests at all, or when
+the kernel log holds a BUG, WARNING, Oops or sanitizer report.
+
+Options:
+  --sanitizers   build with KASAN and UBSAN (own build folder)
+  --help         show this text
+
+Environment: KERNEL_SRC, TEO_CACHE (see scripts/prepare-tree.sh)
+EOF
+}
+
+variant=kunit
+while [ $# -gt 0 ]; do
+	case $1 in
+	--sanitizers) variant=kunit-sanitizers ;;
+	--help|-h) usage; exit 0 ;;
+	*) usage >&2; die "unknown argument '$1'" ;;
+	esac
+	shift
+done
+
+need_cmd python3 qemu-system-x86_64 gcc make flex bison bc
+slot=$("$TEO_REPO/scripts/prepare-tree.sh")
+src=$slot/src
+build=$slot/build-$variant
+need_space "$slot" 4096
+
+args=(run --arch=x86_64 --build_dir="$build"
+      --kunitconfig="$src/drivers/cpuidle/governors/.kunitconfig"
+      --jobs="$(nproc)" --timeout=600)
+if command -v ccache >/dev/null 2>&1; then
+	args+=(--make_options="CC=ccache gcc")
+fi
+if [ "$variant" = kunit-sanitizers ]; then
+	args+=(--kconfig_add=CONFIG_KASAN=y --kconfig_add=CONFIG_KASAN_GENERIC=y
+	       --kconfig_add=CONFIG_UBSAN=y --kconfig_add=CONFIG_UBSAN_BOUNDS=y
+	       --kconfig_add=CONFIG_UBSAN_SHIFT=y
+	       --kconfig_add=CONFIG_UBSAN_SIGNED_WRAP=y)
+fi
+
+log=$slot/$variant.out
+note "kunit.py ($variant) in $src, build folder $build"
+status=0
+(cd "$src" && with_build_lock python3 tools/testing/kunit/kunit.py "${args[@]}") \
+	2>&1 | tee "$log" || status=$?
+[ "$status" -eq 0 ] || die "kunit.py failed (exit $status); see $log"
+
+# kunit.py exits 0 on an empty run; insist on real results.
+summary=$(grep -E 'Testing complete\. Ran [0-9]+ tests' "$log" | tail -n 1) ||
+	die "no test summary in $log"
+case $summary in
+*"Ran 0 tests"*) die "kunit.py ran no tests" ;;
+*"failed: "[1-9]*|*"crashed: "[1-9]*) die "$summary" ;;
+esac
+
+# kunit.py parses only the KTAP lines; the rest of the kernel log can still
+# show a bug that did not fail a test.
+if grep -nE 'BUG:|WARNING:|Oops|UBSAN:|KASAN:|Kernel panic' "$build/test.log"; then
+	die "the kernel log ($build/test.log) has the reports above"
+fi
+note "$summary"
