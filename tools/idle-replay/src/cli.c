@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/* idle-replay: option parsing shared by the commands. */
+
+#include <stdlib.h>
+
+#include "replay.h"
+#include "cli.h"
+
+#ifndef REPLAY_DATA_DIR
+#define REPLAY_DATA_DIR "platforms"
+#endif
+
+static bool allowed_opt(const char *allowed, const char *opt)
+{
+	size_t n = strlen(opt);
+	const char *p = allowed;
+
+	while ((p = strstr(p, opt))) {
+		if ((p == allowed || p[-1] == ' ') && (!p[n] || p[n] == ' '))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+static u64 num_opt(const char *opt, const char *v)
+{
+	char *end;
+	unsigned long long x = strtoull(v, &end, 0);
+
+	if (*end || end == v || v[0] == '-')
+		die("--%s wants a number, got '%s'", opt, v);
+	return x;
+}
+
+static void add_gov(struct cli *c, const char *label)
+{
+	const struct gov_entry *g = gov_find(label);
+
+	if (!g)
+		die("unknown governor '%s' (see 'idle-replay list')", label);
+	if (c->ngov == MAX_GOVS)
+		die("too many --gov options");
+	c->gov[c->ngov++] = g;
+}
+
+static const struct {
+	const char *name;
+	size_t off;
+} text_opts[] = {
+	{ "data", offsetof(struct cli, data) },
+	{ "out", offsetof(struct cli, out) },
+	{ "scenario", offsetof(struct cli, scenario) },
+	{ "platform", offsetof(struct cli, platform) },
+	{ "trace", offsetof(struct cli, trace) },
+	{ "must-pass", offsetof(struct cli, must_pass) },
+	{ "diff", offsetof(struct cli, diff) },
+};
+
+static void set_opt(struct cli *c, const char *opt, const char *v)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(text_opts); i++) {
+		if (!strcmp(opt, text_opts[i].name)) {
+			*(const char **)((char *)c + text_opts[i].off) = v;
+			return;
+		}
+	}
+	if (!strcmp(opt, "decisions"))
+		c->decisions = num_opt(opt, v);
+	else if (!strcmp(opt, "seed"))
+		c->seed = num_opt(opt, v);
+	else if (!strcmp(opt, "hz"))
+		c->hz = (int)num_opt(opt, v);
+	else if (!strcmp(opt, "gov"))
+		add_gov(c, v);
+	else
+		die("option --%s is not implemented", opt);
+}
+
+struct cli cli_parse(int argc, char **argv, const char *allowed)
+{
+	struct cli c = { .data = REPLAY_DATA_DIR, .seed = 1 };
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strncmp(a, "--", 2)) {
+			if (c.nargs == 16)
+				die("too many arguments");
+			c.args[c.nargs++] = argv[i];
+			continue;
+		}
+		if (!allowed_opt(allowed, a + 2))
+			die("option %s is not known here (allowed: %s)", a, allowed);
+		if (i + 1 == argc)
+			die("option %s needs a value", a);
+		set_opt(&c, a + 2, argv[++i]);
+	}
+	for (i = 0; !c.ngov && i < replay_ngovs; i++)
+		c.gov[i] = &replay_govs[i];
+	if (!c.ngov)
+		c.ngov = replay_ngovs;
+	return c;
+}
+
+bool cli_listed(const char *list, const char *label)
+{
+	size_t n = strlen(label);
+	const char *p = list;
+
+	if (!list)
+		return false;
+	while ((p = strstr(p, label))) {
+		if ((p == list || p[-1] == ',') && (!p[n] || p[n] == ','))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+/* All platforms of the data folder, or the one named/given by --platform. */
+int cli_platforms(const struct cli *c, struct platform **out)
+{
+	struct platform *all;
+	const struct platform *p;
+	int n = platforms_load_dir(c->data, &all);
+
+	if (!c->platform) {
+		*out = all;
+		return n;
+	}
+	*out = xcalloc(1, sizeof(**out));
+	p = platform_find(all, n, c->platform);
+	if (p) {
+		**out = *p;
+		(*out)->drv.name = (*out)->name;
+	} else if (platform_load(c->platform, *out)) {
+		die("no platform '%s' in %s, and no such valid file", c->platform,
+		    c->data);
+	}
+	free(all);
+	return 1;
+}
+
+bool cli_scenario_wanted(const struct cli *c, const struct scenario *s)
+{
+	return !c->scenario || !strcmp(c->scenario, s->name) ||
+	       !strcmp(c->scenario, s->family);
+}

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * idle-replay: run cpuidle governors on simulated idle timelines.
+ *
+ * Shared declarations of the lab.  See ../README for the model.
+ */
+#ifndef IDLE_REPLAY_H
+#define IDLE_REPLAY_H
+
+#include <stdio.h>
+#include <linux/cpuidle.h>
+
+#define MAX_CPUS	12
+#define MAX_GOVS	12
+#define MAX_STREAMS	96
+#define LAT_BINS	4096		/* added-latency histogram, see lat_bin() */
+#define US		1000ULL
+#define MS		1000000ULL
+#define SEC		1000000000ULL
+#define SIM_T0		SEC		/* the simulated clock starts at 1 s */
+#define MAX_DEFER_NS	(4 * SEC)	/* sleep length with no timer queued */
+#define QOS_NONE_NS	(2000 * SEC)	/* the kernel's default CPU latency QoS */
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* --- errors ------------------------------------------------------------ */
+
+void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+void *xcalloc(size_t n, size_t size);
+char *first_token(char *buf);
+
+/* --- random numbers ---------------------------------------------------- */
+
+struct rng {
+	u64 s;
+};
+
+void rng_seed(struct rng *r, u64 seed, u64 salt);
+u64 rng_next(struct rng *r);
+u64 rng_below(struct rng *r, u64 n);	/* uniform in [0, n) */
+double rng_unit(struct rng *r);		/* uniform in [0, 1) */
+u64 rng_loguni(struct rng *r, u64 lo, u64 hi);
+
+enum dist_kind { D_CONST, D_UNIFORM, D_EXP, D_LOGUNI, D_BIMODAL };
+
+/*
+ * A distribution of durations in ns.  CONST: a.  UNIFORM: [a, b].
+ * EXP: a plus an exponential variate of mean b.  LOGUNI: log-uniform in
+ * [a, b].  BIMODAL: pct percent uniform in [a, b], the rest in [c, d].
+ */
+struct dist {
+	enum dist_kind kind;
+	u64 a, b, c, d;
+	unsigned int pct;
+};
+
+u64 dist_draw(const struct dist *d, struct rng *r);
+
+/* --- platforms --------------------------------------------------------- */
+
+struct platform {
+	char name[32];
+	char title[64];
+	struct cpuidle_driver drv;
+	char names[CPUIDLE_STATE_MAX][CPUIDLE_NAME_LEN];
+	double power[CPUIDLE_STATE_MAX];	/* idle power while in state */
+	double entry_cost[CPUIDLE_STATE_MAX];	/* energy of one entry + exit */
+};
+
+int platform_load(const char *path, struct platform *p);
+void platform_finish(struct platform *p);
+int platforms_load_dir(const char *dir, struct platform **out);
+const struct platform *platform_find(const struct platform *ps, int n,
+				     const char *name);
+
+/* --- timelines --------------------------------------------------------- */
+
+enum ev_kind { EV_TIMER, EV_IRQ };
+enum stream_mode { SM_PERIODIC, SM_CHAIN, SM_RING, SM_LIST };
+enum ctl_kind { CTL_QOS, CTL_DISABLE };
+
+/* One recorded wakeup of a trace file. */
+struct trace_ev {
+	u64 t;
+	u64 work;
+};
+
+/*
+ * A source of wakeups.  PERIODIC: arrivals every @gap regardless of the CPU.
+ * CHAIN: the next arrival comes @gap after the CPU finished the previous
+ * one's work.  RING: a token passed around CPUs 0..ncpu-1, @gap after the
+ * previous CPU finished its work.  LIST: recorded arrivals of a trace.
+ */
+struct stream_tpl {
+	enum stream_mode mode;
+	enum ev_kind kind;
+	struct dist gap;
+	struct dist work;
+	u64 start, stop;	/* active window from the start, 0: to the end */
+	int cpu;		/* -1: one instance on every CPU */
+	const struct trace_ev *list;
+	size_t nlist;
+};
+
+struct ctl_ev {
+	u64 t;			/* from the start */
+	int cpu;		/* -1: all CPUs */
+	enum ctl_kind kind;
+	s64 value;		/* QoS limit in ns, or the disabled-state mask */
+};
+
+struct scenario {
+	char name[48];
+	char family[8];
+	char title[96];
+	char platform[32];	/* platform of the report */
+	int hz;
+	int ncpu;
+	u64 duration;
+	u64 seed;
+	u64 phase;		/* phase length for the adaptation metric */
+	unsigned int sweep_us;	/* wakeup interval of a sweep point */
+	int nstreams;
+	struct stream_tpl streams[MAX_STREAMS];
+	int nctl;
+	struct ctl_ev *ctl;	/* sorted by time */
+};
+
+int scenarios_build(struct scenario **out);
+const char *family_title(const char *family);
+
+/* Trace files and the perf/trace-cmd converter (trace.c). */
+int trace_load(const char *path, struct scenario *s);
+int trace_convert(FILE *in, const char *name, FILE *out, int hz);
+
+/* --- governors --------------------------------------------------------- */
+
+struct gov_entry {
+	const char *label;
+	struct cpuidle_governor *gov;
+};
+
+extern struct gov_entry replay_govs[MAX_GOVS];
+extern int replay_ngovs;
+struct cpuidle_governor *oracle_governor(void);
+const struct gov_entry *gov_find(const char *label);
+
+/* --- metrics ----------------------------------------------------------- */
+
+struct metrics {
+	u64 decisions;
+	u64 usage[CPUIDLE_STATE_MAX];
+	u64 time_ns[CPUIDLE_STATE_MAX];
+	u64 above[CPUIDLE_STATE_MAX];
+	u64 below[CPUIDLE_STATE_MAX];
+	double energy;
+	u64 sim_ns;
+	u64 items;		/* work items served */
+	u64 wakeups;		/* wakeups from idle that brought work */
+	u64 lat_sum_ns;
+	u64 lat_hist[LAT_BINS];
+	u64 tick_running;	/* decisions taken with the tick running */
+	u64 tick_kept_hit;	/* tick kept, and the tick ended the idle */
+	u64 tick_stop_early;	/* stop asked, but woken before the tick */
+	u64 adapt_switches;
+	u64 adapt_entries;
+	double cpu_seconds;
+};
+
+struct result {
+	const struct scenario *scn;
+	const struct platform *plat;
+	const char *gov;
+	struct metrics m;
+	/* derived */
+	double energy_rel, work_rel, miss, above, below, lat_mean, lat_p99;
+	double tick_wrong;
+	double adapt;
+};
+
+void result_derive(struct result *r, const struct result *oracle);
+
+/* Latency histogram: 1 us bins up to 1 ms, 16 us bins above, to ~49 ms. */
+static inline int lat_bin(u64 lat_ns)
+{
+	u64 us = lat_ns / US;
+
+	if (us >= 1024)
+		us = 1024 + (us - 1024) / 16;
+	return us < LAT_BINS ? (int)us : LAT_BINS - 1;
+}
+
+static inline double lat_bin_us(int b)
+{
+	return b < 1024 ? b : 1024 + (b - 1024) * 16.0;
+}
+
+/* --- the engine -------------------------------------------------------- */
+
+/* Inputs and outputs of one selection, for the differential check. */
+struct decision {
+	u64 t;
+	s64 sleep_length;	/* -1: not queried */
+	s64 delta_tick;
+	s64 latency_req;
+	u64 last_residency;
+	u16 disabled;
+	s8 cpu, last_state, idx;
+	u8 stop_tick, tick_stopped, poll_limit_hit, got_tick;
+};
+
+struct decision_log {
+	struct decision *d;
+	size_t n, cap;
+};
+
+/* Contract checks (check.c) see every selection. */
+struct inv_stats;
+
+struct run_opts {
+	struct decision_log *log;	/* record decisions if set */
+	struct inv_stats *inv;		/* check the contract if set */
+	u64 max_decisions;		/* stop early, 0: no limit */
+	bool debug;			/* print every decision to stderr */
+};
+
+void run_one(const struct scenario *s, const struct platform *p,
+	     const struct gov_entry *g, const struct run_opts *o,
+	     struct metrics *m);
+
+/* Engine services for the shim and the oracle. */
+struct machine;
+extern struct machine *replay_machine;
+u64 engine_next_arrival(struct machine *m, unsigned int cpu);
+u64 engine_future_arrival(struct machine *m, unsigned int cpu);
+u64 engine_next_tick(struct machine *m, unsigned int cpu);
+bool engine_can_stop_tick(struct machine *m, unsigned int cpu);
+u64 engine_now(struct machine *m);
+s64 engine_latency_req(struct machine *m, unsigned int cpu);
+
+/* --- checks (check.c) and the report (report.c) ------------------------ */
+
+void inv_check(struct inv_stats *st, const struct cpuidle_driver *drv,
+	       const struct cpuidle_device *dev,
+	       const struct cpuidle_driver *drv_before,
+	       const struct cpuidle_device *dev_before, s64 latency_req,
+	       bool tick_stopped, int idx, bool stop_tick);
+void inv_check_reflect(struct inv_stats *st, const struct cpuidle_driver *drv,
+		       const struct cpuidle_device *dev,
+		       const struct cpuidle_driver *drv_before,
+		       const struct cpuidle_device *dev_before);
+#define RANDOM_CTL_MAX	400
+void random_case(u64 seed, u64 k, struct platform *p, struct scenario *s);
+int cmd_check(int argc, char **argv);
+int cmd_fuzz(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+#endif /* IDLE_REPLAY_H */

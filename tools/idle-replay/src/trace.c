@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * idle-replay: trace files (recorded timelines) and the converter from
+ * `perf script` / `trace-cmd report` text.  The format is in ../README.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "replay.h"
+
+#define TRACE_MAGIC	"idle-replay-trace"
+#define TRACE_SLACK	(10 * MS)	/* run on after the last event */
+
+struct tparse {
+	const char *path;
+	int line;
+	struct scenario *s;
+	struct trace_ev *ev[MAX_CPUS][2];	/* [cpu][timer, irq] */
+	size_t n[MAX_CPUS][2], cap[MAX_CPUS][2];
+	u64 last[MAX_CPUS];
+	u64 end;
+	int cpus;
+	bool magic;
+};
+
+static int terr(struct tparse *tp, const char *what, const char *tok)
+{
+	fprintf(stderr, "idle-replay: %s:%d: %s%s%s%s\n", tp->path, tp->line,
+		what, tok ? " '" : "", tok ? tok : "", tok ? "'" : "");
+	return -1;
+}
+
+static int tnum(struct tparse *tp, const char *tok, const char *what,
+		bool may_be_negative, s64 *v)
+{
+	char *end;
+	long long x;
+
+	if (!tok)
+		return terr(tp, "truncated line: missing", what);
+	errno = 0;
+	x = strtoll(tok, &end, 0);
+	if (*end || end == tok || errno)
+		return terr(tp, "not a number:", tok);
+	if (x < 0 && !may_be_negative)
+		return terr(tp, "negative value:", tok);
+	*v = x;
+	return 0;
+}
+
+static int push_ev(struct tparse *tp, int cpu, int kind, u64 t, u64 work)
+{
+	size_t *n = &tp->n[cpu][kind], *cap = &tp->cap[cpu][kind];
+
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 1024;
+		tp->ev[cpu][kind] = realloc(tp->ev[cpu][kind],
+					    *cap * sizeof(struct trace_ev));
+		if (!tp->ev[cpu][kind])
+			die("out of memory");
+	}
+	tp->ev[cpu][kind][(*n)++] = (struct trace_ev){ t, work };
+	return 0;
+}
+
+static int parse_cpu(struct tparse *tp, const char *tok, int *cpu)
+{
+	s64 v;
+
+	if (tnum(tp, tok, "cpu", false, &v))
+		return -1;
+	if (v >= MAX_CPUS || (tp->cpus && v >= tp->cpus))
+		return terr(tp, "cpu out of range:", tok);
+	*cpu = (int)v;
+	return 0;
+}
+
+static int parse_ctl(struct tparse *tp, u64 t, int cpu, const char *kind,
+		     const char *tok)
+{
+	struct scenario *s = tp->s;
+	bool qos = !strcmp(kind, "qos");
+	s64 v;
+
+	if (tnum(tp, tok, qos ? "latency limit" : "disable mask", qos, &v))
+		return -1;
+	s->ctl = realloc(s->ctl, (s->nctl + 1) * sizeof(*s->ctl));
+	if (!s->ctl)
+		die("out of memory");
+	s->ctl[s->nctl++] = (struct ctl_ev){
+		t, cpu, qos ? CTL_QOS : CTL_DISABLE, v
+	};
+	return 0;
+}
+
+static int parse_event(struct tparse *tp, const char *ttok)
+{
+	const char *kind;
+	int cpu, k;
+	s64 t, work;
+
+	if (tnum(tp, ttok, "time", false, &t) ||
+	    parse_cpu(tp, strtok(NULL, " \t"), &cpu))
+		return -1;
+	kind = strtok(NULL, " \t");
+	if (!kind)
+		return terr(tp, "truncated line: kind missing", NULL);
+	if (!strcmp(kind, "qos") || !strcmp(kind, "disable"))
+		return parse_ctl(tp, t, cpu, kind, strtok(NULL, " \t"));
+	if (strcmp(kind, "timer") && strcmp(kind, "irq"))
+		return terr(tp, "unknown kind (timer, irq, qos, disable):", kind);
+	if (tnum(tp, strtok(NULL, " \t"), "work", false, &work))
+		return -1;
+	if ((u64)t < tp->last[cpu])
+		return terr(tp, "time goes backwards on this cpu:", ttok);
+	tp->last[cpu] = t;
+	tp->end = max(tp->end, (u64)t + (u64)work);
+	k = !strcmp(kind, "irq");
+	return push_ev(tp, cpu, k, t, work);
+}
+
+static int parse_header(struct tparse *tp, const char *key)
+{
+	struct scenario *s = tp->s;
+	const char *val = strtok(NULL, " \t");
+	s64 v;
+
+	if (!strcmp(key, "platform")) {
+		if (!val)
+			return terr(tp, "truncated line: platform name missing", NULL);
+		snprintf(s->platform, sizeof(s->platform), "%s", val);
+		return 0;
+	}
+	if (tnum(tp, val, key, false, &v))
+		return -1;
+	if (!strcmp(key, "hz") && (v == 100 || v == 250 || v == 300 || v == 1000))
+		s->hz = (int)v;
+	else if (!strcmp(key, "cpus") && v >= 1 && v <= MAX_CPUS && !tp->cpus)
+		tp->cpus = (int)v;
+	else
+		return terr(tp, "bad value:", val);
+	return 0;
+}
+
+static int tline(struct tparse *tp, char *buf)
+{
+	char *tok = first_token(buf);
+
+	if (!tok)
+		return 0;
+	if (!tp->magic) {
+		const char *version = strtok(NULL, " \t");
+
+		if (strcmp(tok, TRACE_MAGIC) || !version || strcmp(version, "1"))
+			return terr(tp, "not a trace file: the first line must be '"
+				    TRACE_MAGIC " 1'", NULL);
+		tp->magic = true;
+		return 0;
+	}
+	if (!strcmp(tok, "hz") || !strcmp(tok, "cpus") || !strcmp(tok, "platform"))
+		return parse_header(tp, tok);
+	return parse_event(tp, tok);
+}
+
+/* Insertion sort: stable, so equal times keep the file's order. */
+static void sort_ctl(struct ctl_ev *v, int n)
+{
+	int i, j;
+
+	for (i = 1; i < n; i++) {
+		struct ctl_ev e = v[i];
+
+		for (j = i; j > 0 && v[j - 1].t > e.t; j--)
+			v[j] = v[j - 1];
+		v[j] = e;
+	}
+}
+
+static void trace_streams(struct tparse *tp)
+{
+	struct scenario *s = tp->s;
+	int cpu, k;
+
+	for (cpu = 0; cpu < s->ncpu; cpu++) {
+		for (k = 0; k < 2; k++) {
+			struct stream_tpl *t;
+
+			if (!tp->n[cpu][k])
+				continue;
+			if (s->nstreams == MAX_STREAMS)
+				die("too many streams");
+			t = &s->streams[s->nstreams++];
+			t->mode = SM_LIST;
+			t->kind = k ? EV_IRQ : EV_TIMER;
+			t->cpu = cpu;
+			t->list = tp->ev[cpu][k];
+			t->nlist = tp->n[cpu][k];
+		}
+	}
+}
+
+static int trace_finish(struct tparse *tp)
+{
+	struct scenario *s = tp->s;
+	int cpu, top = 0;
+
+	if (!tp->magic)
+		return terr(tp, "empty file: no '" TRACE_MAGIC " 1' line", NULL);
+	for (cpu = 0; cpu < MAX_CPUS; cpu++)
+		if (tp->n[cpu][0] || tp->n[cpu][1])
+			top = cpu + 1;
+	if (!top)
+		return terr(tp, "no timer or irq events", NULL);
+	s->ncpu = tp->cpus ? tp->cpus : top;
+	s->duration = tp->end + TRACE_SLACK;
+	sort_ctl(s->ctl, s->nctl);
+	trace_streams(tp);
+	return 0;
+}
+
+int trace_load(const char *path, struct scenario *s)
+{
+	struct tparse tp = { .path = path, .s = s };
+	const char *base = strrchr(path, '/');
+	char buf[512];
+	FILE *f = fopen(path, "r");
+	int err = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->hz = 250;
+	snprintf(s->family, sizeof(s->family), "TR");
+	snprintf(s->name, sizeof(s->name), "%s", base ? base + 1 : path);
+	snprintf(s->title, sizeof(s->title), "recorded timeline %s", s->name);
+	if (!f) {
+		fprintf(stderr, "idle-replay: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (!err && fgets(buf, sizeof(buf), f)) {
+		tp.line++;
+		if (!strchr(buf, '\n') && !feof(f))
+			err = terr(&tp, "line too long", NULL);
+		else
+			err = tline(&tp, buf);
+	}
+	fclose(f);
+	return err ? -1 : trace_finish(&tp);
+}
+
+/* --- the converter ------------------------------------------------------- */
+
+enum cause { C_NONE, C_TICK, C_TIMER, C_IRQ };
+
+struct conv_cpu {
+	bool idle, open, switched;
+	u64 exit;
+	enum cause cause;
+};
+
+struct conv {
+	const char *name;
+	int line;
+	bool have_base, any_switch;
+	u64 base;
+	struct conv_cpu cpu[MAX_CPUS];
+	struct { u64 t, gap; int cpu; bool switched; enum cause c; } *out;
+	size_t n, cap;
+	unsigned long ticks;
+};
+
+/* "12345.678901:" -> ns; false if @tok is not a timestamp. */
+static bool parse_stamp(const char *tok, u64 *ns)
+{
+	u64 sec = 0, frac = 0, scale = 1000000000ULL;
+	const char *p = tok;
+
+	if (*p < '0' || *p > '9')
+		return false;
+	for (; *p >= '0' && *p <= '9'; p++)
+		sec = sec * 10 + (u64)(*p - '0');
+	if (*p++ != '.')
+		return false;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		scale /= 10;
+		frac += (u64)(*p - '0') * scale;
+	}
+	if (strcmp(p, ":"))
+		return false;
+	*ns = sec * SEC + frac;
+	return true;
+}
+
+static const char *arg(const char *rest, const char *key)
+{
+	const char *p = rest;
+	size_t n = strlen(key);
+
+	while ((p = strstr(p, key))) {
+		if ((p == rest || p[-1] == ' ' || p[-1] == '\t') && p[n] == '=')
+			return p + n + 1;
+		p += n;
+	}
+	return NULL;
+}
+
+static bool is_tick_fn(const char *fn)
+{
+	return fn && (!strncmp(fn, "tick_nohz_handler", 17) ||
+		      !strncmp(fn, "tick_sched_timer", 16) ||
+		      !strncmp(fn, "tick_nohz_highres_handler", 25) ||
+		      !strncmp(fn, "tick_handle_periodic", 20));
+}
+
+static void conv_emit(struct conv *cv, int cpu, u64 t)
+{
+	struct conv_cpu *c = &cv->cpu[cpu];
+
+	c->open = false;
+	if (c->cause == C_TICK) {
+		cv->ticks++;
+		return;
+	}
+	if (cv->n == cv->cap) {
+		cv->cap = cv->cap ? 2 * cv->cap : 4096;
+		cv->out = realloc(cv->out, cv->cap * sizeof(*cv->out));
+		if (!cv->out)
+			die("out of memory");
+	}
+	cv->out[cv->n].t = c->exit - cv->base;
+	cv->out[cv->n].gap = t - c->exit;
+	cv->out[cv->n].switched = c->switched;
+	cv->out[cv->n].cpu = cpu;
+	cv->out[cv->n].c = c->cause == C_TIMER ? C_TIMER : C_IRQ;
+	cv->n++;
+}
+
+static void conv_idle(struct conv *cv, int cpu, u64 t, const char *rest)
+{
+	struct conv_cpu *c = &cv->cpu[cpu];
+	const char *st = arg(rest, "state");
+	bool exit = st && (!strncmp(st, "4294967295", 10) || !strncmp(st, "-1", 2));
+
+	if (!st)
+		return;
+	if (!exit) {
+		if (c->open)
+			conv_emit(cv, cpu, t);
+		c->idle = true;
+		return;
+	}
+	if (!c->idle)
+		return;
+	c->idle = false;
+	c->open = true;
+	c->switched = false;
+	c->exit = t;
+	c->cause = C_NONE;
+}
+
+static void conv_cause(struct conv *cv, int cpu, enum cause cause)
+{
+	struct conv_cpu *c = &cv->cpu[cpu];
+
+	if (!c->open)
+		return;
+	if (c->cause == C_NONE || (c->cause == C_TICK && cause != C_TICK))
+		c->cause = cause;
+}
+
+/* The idle task (pid 0) switching out means the wakeup brought work. */
+static void conv_switch(struct conv *cv, int cpu, const char *prev_pid)
+{
+	cv->any_switch = true;
+	if (cv->cpu[cpu].open && prev_pid && prev_pid[0] == '0' &&
+	    (prev_pid[1] == ' ' || !prev_pid[1]))
+		cv->cpu[cpu].switched = true;
+}
+
+static void conv_event(struct conv *cv, int cpu, u64 t, const char *ev,
+		       const char *rest)
+{
+	const char *colon = strrchr(ev, ':');
+	char name[64];
+
+	/* "power:cpu_idle:" (perf) or "cpu_idle:" (trace-cmd) */
+	snprintf(name, sizeof(name), "%.*s", (int)(colon - ev), ev);
+	colon = strchr(name, ':');
+	if (colon)
+		memmove(name, colon + 1, strlen(colon));
+	if (!strcmp(name, "cpu_idle"))
+		conv_idle(cv, cpu, t, rest);
+	else if (!strcmp(name, "irq_handler_entry") || !strcmp(name, "ipi_entry"))
+		conv_cause(cv, cpu, C_IRQ);
+	else if (!strcmp(name, "hrtimer_expire_entry") ||
+		 !strcmp(name, "timer_expire_entry"))
+		conv_cause(cv, cpu, is_tick_fn(arg(rest, "function")) ?
+			   C_TICK : C_TIMER);
+	else if (!strcmp(name, "sched_switch"))
+		conv_switch(cv, cpu, arg(rest, "prev_pid"));
+}
+
+/* Find "[NNN]" (the CPU), the timestamp and the event name on a line. */
+static bool conv_split(char *buf, int *cpu, u64 *t, char **ev, char **rest)
+{
+	char *tok, *save;
+	bool have_cpu = false;
+
+	for (tok = strtok_r(buf, " \t", &save); tok;
+	     tok = strtok_r(NULL, " \t", &save)) {
+		if (!have_cpu && tok[0] == '[' && tok[strlen(tok) - 1] == ']') {
+			*cpu = atoi(tok + 1);
+			have_cpu = true;
+		} else if (have_cpu && parse_stamp(tok, t)) {
+			*ev = strtok_r(NULL, " \t", &save);
+			*rest = save ? save : "";
+			return *ev && (*ev)[strlen(*ev) - 1] == ':';
+		}
+	}
+	return false;
+}
+
+static int conv_line(struct conv *cv, char *buf)
+{
+	char *ev, *rest;
+	int cpu = 0;
+	u64 t = 0;
+
+	buf[strcspn(buf, "\r\n")] = 0;
+	if (!conv_split(buf, &cpu, &t, &ev, &rest))
+		return 0;	/* headers, comments, other formats */
+	if (cpu < 0 || cpu >= MAX_CPUS) {
+		fprintf(stderr, "idle-replay: %s:%d: cpu %d out of range (0..%d)\n",
+			cv->name, cv->line, cpu, MAX_CPUS - 1);
+		return -1;
+	}
+	if (!cv->have_base) {
+		cv->base = t;
+		cv->have_base = true;
+	}
+	if (t < cv->base) {
+		fprintf(stderr, "idle-replay: %s:%d: time before the first event\n",
+			cv->name, cv->line);
+		return -1;
+	}
+	conv_event(cv, cpu, t, ev, rest);
+	return 0;
+}
+
+static int by_out_time(const void *a, const void *b)
+{
+	const u64 *x = a, *y = b;	/* t is the first member */
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+static void conv_write(struct conv *cv, FILE *out, int hz)
+{
+	const char *base = strrchr(cv->name, '/');
+	size_t i;
+	int top = 0;
+
+	qsort(cv->out, cv->n, sizeof(*cv->out), by_out_time);
+	for (i = 0; i < cv->n; i++)
+		top = max(top, cv->out[i].cpu + 1);
+
+	fprintf(out, "%s 1\n# converted from %s\nhz %d\ncpus %d\n",
+		TRACE_MAGIC, base ? base + 1 : cv->name, hz, top);
+	for (i = 0; i < cv->n; i++) {
+		bool work = !cv->any_switch || cv->out[i].switched;
+
+		fprintf(out, "%llu %d %s %llu\n",
+			(unsigned long long)cv->out[i].t, cv->out[i].cpu,
+			cv->out[i].c == C_TIMER ? "timer" : "irq",
+			(unsigned long long)(work ? cv->out[i].gap : 0));
+	}
+}
+
+int trace_convert(FILE *in, const char *name, FILE *out, int hz)
+{
+	struct conv *cv = xcalloc(1, sizeof(*cv));
+	char buf[4096];
+	int err = 0;
+
+	cv->name = name;
+	while (!err && fgets(buf, sizeof(buf), in)) {
+		cv->line++;
+		err = conv_line(cv, buf);
+	}
+	if (!err && !cv->n) {
+		fprintf(stderr, "idle-replay: %s: no idle exits found (record power:cpu_idle)\n",
+			name);
+		err = -1;
+	}
+	if (!err) {
+		conv_write(cv, out, hz);
+		fprintf(stderr, "idle-replay: %s: %zu wakeups, %lu tick wakeups left out\n",
+			name, cv->n, cv->ticks);
+	}
+	free(cv->out);
+	free(cv);
+	return err;
+}
