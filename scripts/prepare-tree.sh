@@ -216,6 +216,7 @@ main() {
 		note "preparing a private copy of Linux $ver from $base"
 		mkdir -p "$slot"
 		new=$(mktemp -d "$slot/src.new.XXXXXX")
+		chmod 755 "$new"
 		link_copy "$base" "$new"
 		if ! apply_edits "$new" "$ver"; then
 			rm -rf "$new"

@@ -50,26 +50,28 @@ if [ "$variant" = kunit-sanitizers ]; then
 	args+=(--kconfig_add=CONFIG_KASAN=y --kconfig_add=CONFIG_KASAN_GENERIC=y
 	       --kconfig_add=CONFIG_UBSAN=y --kconfig_add=CONFIG_UBSAN_BOUNDS=y
 	       --kconfig_add=CONFIG_UBSAN_SHIFT=y
-	       --kconfig_add=CONFIG_UBSAN_SIGNED_WRAP=y)
+	       --kconfig_add=CONFIG_UBSAN_DIV_ZERO=y)
 fi
 
 log=$slot/$variant.out
 note "kunit.py ($variant) in $src, build folder $build"
-status=0
+rm -f "$build/test.log"
+set -o pipefail
 (cd "$src" && with_build_lock python3 tools/testing/kunit/kunit.py "${args[@]}") \
-	2>&1 | tee "$log" || status=$?
-[ "$status" -eq 0 ] || die "kunit.py failed (exit $status); see $log"
+	2>&1 | tee "$log" || die "kunit.py failed (exit ${PIPESTATUS[0]}); see $log"
 
 # kunit.py exits 0 on an empty run; insist on real results.
-summary=$(grep -E 'Testing complete\. Ran [0-9]+ tests' "$log" | tail -n 1) ||
-	die "no test summary in $log"
+summary=$(grep -E 'Testing complete\. Ran [0-9]+ tests' "$log" | tail -n 1)
 case $summary in
+"") die "no test summary in $log" ;;
 *"Ran 0 tests"*) die "kunit.py ran no tests" ;;
-*"failed: "[1-9]*|*"crashed: "[1-9]*) die "$summary" ;;
+*"failed: "[1-9]*|*"crashed: "[1-9]*|*"skipped: "[1-9]*|*"errors: "[1-9]*)
+	die "$summary" ;;
 esac
 
 # kunit.py parses only the KTAP lines; the rest of the kernel log can still
 # show a bug that did not fail a test.
+[ -s "$build/test.log" ] || die "kunit.py left no kernel log in $build/test.log"
 if grep -nE 'BUG:|WARNING:|Oops|UBSAN:|KASAN:|Kernel panic' "$build/test.log"; then
 	die "the kernel log ($build/test.log) has the reports above"
 fi
