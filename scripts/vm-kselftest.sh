@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Run the cpuidle-teo kselftests in the test VM on an emulated idle platform.
+set -eu
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+usage() {
+	cat <<EOF
+usage: $teo_prog [--profile NAME | --states LIST] [--help]
+
+Build tools/testing/selftests/cpuidle-teo with the kselftest framework of
+the private tree (make -C tools/testing/selftests TARGETS=cpuidle-teo),
+install it in the cache, boot the VM of scripts/vm.sh on an emulated idle
+platform and run the suite there with run_kselftest.sh.
+
+Fails when a test fails, when the suite or any test in it was skipped (in
+the VM every precondition holds, so a skip means a broken set-up), when no
+test ran, or when the guest's kernel log holds a BUG, WARNING, Oops or
+stall report.
+
+Options:
+  --profile NAME   emulated platform (default i5-10600K)
+  --states LIST    custom idle states, see scripts/vm.sh --help
+  --help           show this text
+
+Environment: KERNEL_SRC, TEO_CACHE (see scripts/prepare-tree.sh)
+EOF
+}
+
+vm_args=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--profile|--states)
+		[ $# -ge 2 ] || die "$1 needs a value"
+		vm_args+=("$1" "$2")
+		shift
+		;;
+	--help|-h) usage; exit 0 ;;
+	*) usage >&2; die "unknown argument '$1'" ;;
+	esac
+	shift
+done
+
+need_cmd make gcc qemu-system-x86_64
+start=$SECONDS
+# The VM first: it checks the arguments before anything is built.
+"$TEO_REPO/scripts/vm.sh" --build-only "${vm_args[@]}"
+slot=$("$TEO_REPO/scripts/prepare-tree.sh")
+src=$slot/src
+install=$slot/kselftest-install
+
+note "building the kselftests into $install"
+rm -rf "$install.new"
+make -s -C "$src/tools/testing/selftests" TARGETS=cpuidle-teo \
+	O="$slot/build-kselftest" KSFT_INSTALL_PATH="$install.new" install >&2 ||
+	die "the cpuidle-teo kselftests do not build"
+rm -rf "$install"
+mv "$install.new" "$install"
+[ -x "$install/run_kselftest.sh" ] || die "no run_kselftest.sh in $install"
+built=$SECONDS
+
+run=$slot/vm-kselftest
+rm -rf "$run"
+mkdir -p "$run"
+status=0
+# The runner copies the tests' output byte by byte (kselftest/prefix.pl):
+# written to the 9p run folder that is a stream of virtio interrupts while
+# the tests measure idle behaviour.  Keep it in the guest's tmpfs until
+# the end.
+# shellcheck disable=SC2016 # expanded in the guest
+"$TEO_REPO/scripts/vm.sh" "${vm_args[@]}" --out "$run" -- bash -c \
+	'"$1" > /tmp/kselftest.out 2>&1; s=$?; cat /tmp/kselftest.out; exit $s' \
+	run "$install/run_kselftest.sh" || status=$?
+[ "$status" -ne 125 ] || die "the VM failed; see $run/console.log"
+note "run_kselftest.sh exited $status; output in $run/stdout"
+
+# Top-level results of run_kselftest.sh: "ok N selftests: cpuidle-teo: T".
+tap=$run/stdout
+pass=$(grep -cE '^ok [0-9]+ selftests: ' "$tap" || true)
+skip=$(grep -cE '^ok [0-9]+ selftests: .*# SKIP' "$tap" || true)
+fail=$(grep -cE '^not ok [0-9]+ selftests: ' "$tap" || true)
+pass=$((pass - skip))
+failed=0
+if [ "$fail" -gt 0 ]; then
+	note "failed: $(grep -E '^not ok [0-9]+ selftests: ' "$tap" | sed 's/.*selftests: //' | tr '\n' ' ')"
+	failed=1
+fi
+if [ "$skip" -gt 0 ]; then
+	note "skipped (a skip is a failure here), with the reasons given:"
+	grep -E '^# 1\.\.0 # SKIP|^ok [0-9]+ selftests: .*# SKIP' "$tap" >&2 || true
+	failed=1
+fi
+if [ $((pass + fail + skip)) -eq 0 ]; then
+	note "no test ran"
+	failed=1
+fi
+if grep -nE 'BUG:|WARNING:|Oops|Kernel panic|rcu.*stall|hung_task|blocked for more than' \
+	"$run/dmesg" 2>/dev/null; then
+	note "the guest's kernel log ($run/dmesg) has the reports above"
+	failed=1
+fi
+note "build $((built - start)) s, VM run $((SECONDS - built)) s"
+echo "kselftests: $pass passed, $fail failed, $skip skipped"
+[ "$failed" = 0 ] || die "the cpuidle-teo kselftests did not pass"

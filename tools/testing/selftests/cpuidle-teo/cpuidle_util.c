@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers shared by the cpuidle-teo selftests.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../kselftest.h"
+#include "cpuidle_util.h"
+
+int nr_cpus;
+int cpus[MAX_CPUS];
+int nr_states;
+struct idle_state states[MAX_STATES];
+
+static char saved_gov[NAME_LEN];
+static signed char saved_disable[MAX_CPUS][MAX_STATES];
+static bool saved;
+
+static int read_file(const char *path, char *buf, int len)
+{
+	int fd, n;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return n;
+}
+
+/* Only open/write/close: also used from the signal handler. */
+static int write_file(const char *path, const char *val)
+{
+	int fd, n, len = strlen(val);
+
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	n = write(fd, val, len);
+	close(fd);
+	return n == len ? 0 : -1;
+}
+
+static int read_ull(const char *path, unsigned long long *val)
+{
+	char buf[64];
+
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	*val = strtoull(buf, NULL, 10);
+	return 0;
+}
+
+static void state_path(char *buf, int len, int cpu, int state, const char *file)
+{
+	snprintf(buf, len, "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/%s",
+		 cpu, state, file);
+}
+
+int read_governor(char *buf, int len)
+{
+	return read_file(CPUIDLE_DIR "/current_governor", buf, len) > 0 ? 0 : -1;
+}
+
+int write_governor(const char *gov)
+{
+	return write_file(CPUIDLE_DIR "/current_governor", gov);
+}
+
+int list_governors(char names[][NAME_LEN], int max)
+{
+	char buf[256], *tok, *save = NULL;
+	int n = 0;
+
+	if (read_file(CPUIDLE_DIR "/available_governors", buf, sizeof(buf)) <= 0)
+		return 0;
+	for (tok = strtok_r(buf, " \t\n", &save); tok && n < max;
+	     tok = strtok_r(NULL, " \t\n", &save)) {
+		snprintf(names[n], NAME_LEN, "%s", tok);
+		n++;
+	}
+	return n;
+}
+
+int set_state_disabled_cpu(int cpu, int state, bool disable)
+{
+	char path[128];
+
+	state_path(path, sizeof(path), cpu, state, "disable");
+	return write_file(path, disable ? "1" : "0");
+}
+
+int set_state_disabled(int state, bool disable)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < nr_cpus; i++)
+		if (set_state_disabled_cpu(cpus[i], state, disable))
+			ret = -1;
+	reload_states();
+	return ret;
+}
+
+void reload_states(void)
+{
+	char path[128];
+	unsigned long long val;
+	int s;
+
+	for (s = 0; s < nr_states; s++) {
+		state_path(path, sizeof(path), cpus[0], s, "disable");
+		states[s].disabled = !read_ull(path, &val) && val;
+	}
+}
+
+void cpuidle_restore(void)
+{
+	int i, s;
+
+	if (!saved)
+		return;
+	for (i = 0; i < nr_cpus; i++)
+		for (s = 0; s < nr_states; s++)
+			if (saved_disable[i][s] >= 0)
+				set_state_disabled_cpu(cpus[i], s, saved_disable[i][s]);
+	if (saved_gov[0])
+		write_governor(saved_gov);
+}
+
+static void restore_on_signal(int sig)
+{
+	cpuidle_restore();
+	_exit(128 + sig);
+}
+
+/* CPUs that are online, have cpuidle sysfs and that we may run on. */
+static void find_cpus(void)
+{
+	char path[128];
+	cpu_set_t mask;
+	int cpu;
+
+	if (sched_getaffinity(0, sizeof(mask), &mask))
+		CPU_ZERO(&mask);
+	nr_cpus = 0;
+	for (cpu = 0; cpu < CPU_SETSIZE && nr_cpus < MAX_CPUS; cpu++) {
+		if (!CPU_ISSET(cpu, &mask))
+			continue;
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%d/cpuidle/state0", cpu);
+		if (access(path, F_OK))
+			continue;
+		cpus[nr_cpus++] = cpu;
+	}
+}
+
+static void find_states(void)
+{
+	char path[128];
+	struct idle_state *st;
+	int s;
+
+	for (s = 0; s < MAX_STATES; s++) {
+		st = &states[s];
+		state_path(path, sizeof(path), cpus[0], s, "name");
+		if (read_file(path, st->name, sizeof(st->name)) < 0)
+			break;
+		state_path(path, sizeof(path), cpus[0], s, "latency");
+		read_ull(path, &st->latency_us);
+		state_path(path, sizeof(path), cpus[0], s, "residency");
+		read_ull(path, &st->residency_us);
+	}
+	nr_states = s;
+	reload_states();
+}
+
+void cpuidle_setup(const char *gov)
+{
+	char buf[256], names[MAX_GOVERNORS][NAME_LEN];
+	unsigned long long val;
+	int i, s, n;
+
+	if (geteuid())
+		ksft_exit_skip("must be run as root\n");
+	if (read_file(CPUIDLE_DIR "/current_driver", buf, sizeof(buf)) <= 0 ||
+	    !strcmp(buf, "none"))
+		ksft_exit_skip("no cpuidle driver (current_driver is %s)\n",
+			       buf[0] ? buf : "missing");
+	find_cpus();
+	if (!nr_cpus)
+		ksft_exit_skip("no CPU with cpuidle states to run on\n");
+	find_states();
+	if (nr_states < 1)
+		ksft_exit_skip("no idle states on CPU %d\n", cpus[0]);
+
+	if (gov) {
+		n = list_governors(names, MAX_GOVERNORS);
+		for (i = 0; i < n; i++)
+			if (!strcmp(names[i], gov))
+				break;
+		if (i == n)
+			ksft_exit_skip("governor %s is not available\n", gov);
+	}
+
+	if (read_governor(saved_gov, sizeof(saved_gov)))
+		saved_gov[0] = '\0';
+	for (i = 0; i < nr_cpus; i++) {
+		for (s = 0; s < nr_states; s++) {
+			char path[128];
+
+			state_path(path, sizeof(path), cpus[i], s, "disable");
+			saved_disable[i][s] = read_ull(path, &val) ? -1 : !!val;
+		}
+	}
+	saved = true;
+	atexit(cpuidle_restore);
+	signal(SIGINT, restore_on_signal);
+	signal(SIGTERM, restore_on_signal);
+	signal(SIGHUP, restore_on_signal);
+
+	if (gov && write_governor(gov))
+		ksft_exit_fail_msg("cannot switch to governor %s: %s\n", gov,
+				   strerror(errno));
+	ksft_print_msg("driver %s, governor %s, %d CPUs, %d states:\n", buf,
+		       gov ? gov : saved_gov, nr_cpus, nr_states);
+	for (s = 0; s < nr_states; s++)
+		ksft_print_msg("  state%d %-14s latency %6llu us residency %7llu us%s\n",
+			       s, states[s].name, states[s].latency_us,
+			       states[s].residency_us,
+			       states[s].disabled ? " (disabled)" : "");
+}
+
+void read_snap(int cpu, struct idle_snap *snap)
+{
+	static const char * const files[] = { "usage", "time", "above", "below" };
+	char path[128];
+	unsigned long long val;
+	int i, s, f, first = 0, last = nr_cpus;
+
+	memset(snap, 0, sizeof(*snap));
+	if (cpu >= 0) {
+		for (i = 0; i < nr_cpus; i++)
+			if (cpus[i] == cpu)
+				break;
+		first = i;
+		last = i + 1;
+	}
+	for (i = first; i < last && i < nr_cpus; i++) {
+		for (s = 0; s < nr_states; s++) {
+			unsigned long long *dst[] = {
+				&snap->st[s].usage, &snap->st[s].time_us,
+				&snap->st[s].above, &snap->st[s].below,
+			};
+
+			for (f = 0; f < 4; f++) {
+				state_path(path, sizeof(path), cpus[i], s, files[f]);
+				if (!read_ull(path, &val))
+					*dst[f] += val;
+			}
+		}
+	}
+}
+
+void snap_delta(struct idle_snap *after, const struct idle_snap *before)
+{
+	int s;
+
+	for (s = 0; s < nr_states; s++) {
+		after->st[s].usage -= before->st[s].usage;
+		after->st[s].time_us -= before->st[s].time_us;
+		after->st[s].above -= before->st[s].above;
+		after->st[s].below -= before->st[s].below;
+	}
+}
+
+int deepest_usable(unsigned long long max_latency_us)
+{
+	int s;
+
+	for (s = nr_states - 1; s > 0; s--)
+		if (!states[s].disabled && states[s].latency_us <= max_latency_us)
+			return s;
+	return 0;
+}
+
+int pin_self(int cpu)
+{
+	cpu_set_t mask;
+
+	CPU_ZERO(&mask);
+	CPU_SET(cpu, &mask);
+	return sched_setaffinity(0, sizeof(mask), &mask);
+}
+
+static void *wake_one(void *arg)
+{
+	return arg;
+}
+
+void wake_all_cpus(void)
+{
+	pthread_t tid[MAX_CPUS];
+	pthread_attr_t attr;
+	cpu_set_t mask;
+	int i;
+
+	for (i = 0; i < nr_cpus; i++) {
+		pthread_attr_init(&attr);
+		CPU_ZERO(&mask);
+		CPU_SET(cpus[i], &mask);
+		pthread_attr_setaffinity_np(&attr, sizeof(mask), &mask);
+		if (pthread_create(&tid[i], &attr, wake_one, NULL))
+			ksft_exit_fail_msg("pthread_create: %s\n", strerror(errno));
+		pthread_attr_destroy(&attr);
+	}
+	for (i = 0; i < nr_cpus; i++)
+		pthread_join(tid[i], NULL);
+}
+
+void sleep_us(unsigned long long us)
+{
+	struct timespec ts = {
+		.tv_sec = us / 1000000,
+		.tv_nsec = (us % 1000000) * 1000,
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+		;
+}
+
+struct mix_worker {
+	pthread_t tid;
+	int cpu;
+	int rounds;
+	int in;		/* read end of this worker's pipe */
+	int out;	/* write end of the next worker's pipe */
+};
+
+static void *mix_work(void *arg)
+{
+	static const unsigned int sleeps_us[] = {
+		20, 80, 200, 500, 1000, 3000, 8000,
+	};
+	struct mix_worker *w = arg;
+	char c = 'x';
+	int r;
+
+	pin_self(w->cpu);
+	for (r = 0; r < w->rounds; r++) {
+		sleep_us(sleeps_us[(r + w->cpu) % ARRAY_SIZE(sleeps_us)]);
+		/* Wake the next CPU's worker, then wait for ours: no timer. */
+		if (write(w->out, &c, 1) != 1 || read(w->in, &c, 1) != 1)
+			break;
+	}
+	return NULL;
+}
+
+void run_idle_mix(int rounds)
+{
+	static struct mix_worker w[MAX_CPUS];
+	int fds[MAX_CPUS][2];
+	int i;
+
+	for (i = 0; i < nr_cpus; i++)
+		if (pipe(fds[i]))
+			ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
+	for (i = 0; i < nr_cpus; i++) {
+		w[i].cpu = cpus[i];
+		w[i].rounds = rounds;
+		w[i].in = fds[i][0];
+		w[i].out = fds[(i + 1) % nr_cpus][1];
+		if (pthread_create(&w[i].tid, NULL, mix_work, &w[i]))
+			ksft_exit_fail_msg("pthread_create: %s\n", strerror(errno));
+	}
+	for (i = 0; i < nr_cpus; i++)
+		pthread_join(w[i].tid, NULL);
+	for (i = 0; i < nr_cpus; i++) {
+		close(fds[i][0]);
+		close(fds[i][1]);
+	}
+}
+
+void measure_idle_mix(int rounds, struct idle_snap *delta)
+{
+	struct idle_snap before;
+
+	wake_all_cpus();
+	read_snap(-1, &before);
+	run_idle_mix(rounds);
+	read_snap(-1, delta);
+	snap_delta(delta, &before);
+}
+
+void print_snap(const char *title, const struct idle_snap *snap)
+{
+	unsigned long long usage = 0, time_us = 0;
+	int s;
+
+	for (s = 0; s < nr_states; s++) {
+		usage += snap->st[s].usage;
+		time_us += snap->st[s].time_us;
+	}
+	ksft_print_msg("%s\n", title);
+	ksft_print_msg("  %-16s %8s %6s %10s %7s %7s\n", "state", "usage",
+		       "use%", "time%", "above%", "below%");
+	for (s = 0; s < nr_states; s++) {
+		const struct idle_counts *c = &snap->st[s];
+		double u = c->usage ? c->usage : 1;
+
+		ksft_print_msg("  %-16s %8llu %5.1f%% %9.1f%% %6.1f%% %6.1f%%\n",
+			       states[s].name, c->usage,
+			       usage ? 100.0 * c->usage / usage : 0.0,
+			       time_us ? 100.0 * c->time_us / time_us : 0.0,
+			       100.0 * c->above / u, 100.0 * c->below / u);
+	}
+}
+
+int kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+int kmsg_bad_lines(int fd)
+{
+	static const char * const bad[] = {
+		"WARNING:", "BUG:", "Oops", "Call Trace", "general protection",
+		"stall", "blocked for more than", "UBSAN:", "KASAN:",
+		"suspicious RCU usage", "possible recursive locking",
+		"Kernel panic",
+	};
+	char rec[8192], *msg;
+	unsigned int i;
+	int n, count = 0;
+
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* records were overwritten; go on */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		msg = strchr(rec, ';');
+		msg = msg ? msg + 1 : rec;
+		for (i = 0; i < ARRAY_SIZE(bad); i++) {
+			if (strstr(msg, bad[i])) {
+				ksft_print_msg("kernel log: %s", msg);
+				count++;
+				break;
+			}
+		}
+	}
+	return count;
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the cpuidle-teo selftests: the cpuidle sysfs files,
+ * a restore-on-exit of everything the tests change, and small idle
+ * workloads.
+ */
+#ifndef CPUIDLE_UTIL_H
+#define CPUIDLE_UTIL_H
+
+#include <stdbool.h>
+
+#define CPUIDLE_DIR		"/sys/devices/system/cpu/cpuidle"
+#define MAX_CPUS		1024
+#define MAX_STATES		10
+#define MAX_GOVERNORS		8
+#define NAME_LEN		32
+
+struct idle_state {
+	char name[NAME_LEN];
+	unsigned long long latency_us;
+	unsigned long long residency_us;
+	bool disabled;
+};
+
+/* Counters of one state, summed over the CPUs they were read from. */
+struct idle_counts {
+	unsigned long long usage;
+	unsigned long long time_us;
+	unsigned long long above;
+	unsigned long long below;
+};
+
+struct idle_snap {
+	struct idle_counts st[MAX_STATES];
+};
+
+/* The machine as cpuidle_setup() found it. */
+extern int nr_cpus;
+extern int cpus[MAX_CPUS];
+extern int nr_states;
+extern struct idle_state states[MAX_STATES];
+
+/*
+ * Skip the whole test (exit code 4, with a reason) unless running as root
+ * on a kernel with a cpuidle driver and the governor @gov (NULL: any);
+ * otherwise record the governor and every state's "disable" value so that
+ * they are put back at exit, switch to @gov and fill in the globals above.
+ */
+void cpuidle_setup(const char *gov);
+/* Put back the governor and the "disable" values, as at exit. */
+void cpuidle_restore(void);
+
+int read_governor(char *buf, int len);
+int write_governor(const char *gov);
+int list_governors(char names[][NAME_LEN], int max);
+
+/* Set "disable" of @state on every CPU in cpus[]; 0 or -1. */
+int set_state_disabled(int state, bool disable);
+int set_state_disabled_cpu(int cpu, int state, bool disable);
+/* Refresh states[].disabled from CPU cpus[0]. */
+void reload_states(void);
+
+/* Read the counters of all states on @cpu (-1: all CPUs in cpus[]). */
+void read_snap(int cpu, struct idle_snap *snap);
+/* @after - @before, in place in @after. */
+void snap_delta(struct idle_snap *after, const struct idle_snap *before);
+/* Deepest state that is enabled and allowed by @max_latency_us. */
+int deepest_usable(unsigned long long max_latency_us);
+
+/* Make every CPU in cpus[] leave idle once (runs a thread on each). */
+void wake_all_cpus(void);
+/* Pin the calling thread to @cpu; 0 or -1. */
+int pin_self(int cpu);
+
+/*
+ * A mixed idle workload on every CPU in cpus[]: timer sleeps of lengths
+ * spread from microseconds to milliseconds and wakeups through a pipe,
+ * @rounds times per CPU.
+ */
+void run_idle_mix(int rounds);
+
+/*
+ * Make every CPU leave idle once (so that a state entered before a change
+ * of the rules is left before the first snapshot), then run
+ * run_idle_mix(@rounds) and store the counter deltas over all CPUs in
+ * @delta.
+ */
+void measure_idle_mix(int rounds, struct idle_snap *delta);
+
+/* Sleep @us microseconds on a timer. */
+void sleep_us(unsigned long long us);
+
+/* Print @snap (deltas) as a table, one line per state, as TAP comments. */
+void print_snap(const char *title, const struct idle_snap *snap);
+
+/*
+ * Kernel log: kmsg_open() returns a descriptor positioned at the end of
+ * the log; kmsg_bad_lines() then reads what was logged since and prints
+ * and counts lines that report a kernel bug (WARNING, BUG, Oops, ...).
+ */
+int kmsg_open(void);
+int kmsg_bad_lines(int fd);
+
+#endif /* CPUIDLE_UTIL_H */

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * With teo as the governor, a CPU latency limit held open through
+ * /dev/cpu_dma_latency must be honoured: while it is held, no idle state
+ * whose exit latency is above the limit is entered.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../kselftest.h"
+#include "cpuidle_util.h"
+
+#define ROUNDS	60
+
+static void check_limit(int32_t limit_us)
+{
+	struct idle_snap after;
+	unsigned long long entered = 0, allowed = 0;
+	char title[96];
+	int fd, s;
+
+	fd = open("/dev/cpu_dma_latency", O_RDWR);
+	if (fd < 0) {
+		ksft_test_result_skip("limit %d us: /dev/cpu_dma_latency: %s\n",
+				      limit_us, strerror(errno));
+		return;
+	}
+	if (write(fd, &limit_us, sizeof(limit_us)) != sizeof(limit_us)) {
+		ksft_test_result_fail("limit %d us: write: %s\n", limit_us,
+				      strerror(errno));
+		close(fd);
+		return;
+	}
+	measure_idle_mix(ROUNDS, &after);
+	close(fd);	/* drops the limit */
+
+	snprintf(title, sizeof(title), "latency limit %d us held:", limit_us);
+	print_snap(title, &after);
+	for (s = 0; s < nr_states; s++) {
+		if (states[s].latency_us > (unsigned long long)limit_us)
+			entered += after.st[s].usage;
+		else
+			allowed += after.st[s].usage;
+	}
+	if (!allowed)
+		ksft_test_result_fail("limit %d us: no idle entries at all\n",
+				      limit_us);
+	else
+		ksft_test_result(entered == 0,
+				 "limit %d us: %llu entries into states above it, %llu within\n",
+				 limit_us, entered, allowed);
+}
+
+int main(void)
+{
+	unsigned long long deep_lat, low_lat = 0;
+	int s;
+
+	ksft_print_header();
+	cpuidle_setup("teo");
+
+	deep_lat = states[nr_states - 1].latency_us;
+	if (nr_states < 2 || !deep_lat)
+		ksft_exit_skip("no idle state with a non-zero exit latency to forbid\n");
+	/* The smallest non-zero latency, if it leaves more than one state out. */
+	for (s = 0; s < nr_states; s++) {
+		if (states[s].latency_us) {
+			low_lat = states[s].latency_us;
+			break;
+		}
+	}
+	if (low_lat >= deep_lat - 1)
+		low_lat = 0;
+
+	ksft_set_plan(low_lat ? 2 : 1);
+	/* Forbid only the deepest state, then all but the shallow ones. */
+	check_limit(deep_lat - 1);
+	if (low_lat)
+		check_limit(low_lat);
+
+	ksft_finished();
+}
