@@ -70,6 +70,19 @@ with_build_lock() {
 	flock "$TEO_LOCK" "$@"
 }
 
+# Hold the build lock in this shell until build_unlock or exit.  Call no
+# with_build_lock in between: the lock is not recursive.
+build_lock() {
+	need_cmd flock
+	exec 9>>"$TEO_LOCK"
+	flock 9
+}
+
+build_unlock() {
+	flock -u 9
+	exec 9>&-
+}
+
 # Print "VERSION.PATCHLEVEL.SUBLEVEL" of the kernel tree $1, or fail.
 kernel_version() {
 	local mk=$1/Makefile v p s

@@ -177,12 +177,6 @@ tree_stamp() {
 	} | sha1sum | cut -c1-40
 }
 
-# Builds may be reading the private tree: change it only under the lock.
-lock_tree() {
-	exec 9>>"$TEO_LOCK"
-	flock 9
-}
-
 main() {
 	local base ver slot stamp new
 
@@ -193,7 +187,7 @@ main() {
 		base=$(cd "$KERNEL_SRC" 2>/dev/null && pwd) ||
 			die "KERNEL_SRC=$KERNEL_SRC does not exist"
 	else
-		[ -f "$TEO_CACHE/base/$TEO_DEBIAN_PKG/.teo-unpacked" ] || lock_tree
+		[ -f "$TEO_CACHE/base/$TEO_DEBIAN_PKG/.teo-unpacked" ] || build_lock
 		base=$(debian_base)
 	fi
 	check_kernel_tree "$base"
@@ -209,7 +203,8 @@ main() {
 		return
 	fi
 
-	lock_tree
+	# Builds may be reading the private tree: change it only under the lock.
+	build_lock
 	if [ $refresh = 1 ] || [ ! -f "$slot/src.stamp" ] ||
 	   [ "$(cat "$slot/src.stamp")" != "$stamp" ]; then
 		need_space "$TEO_CACHE" 1024

@@ -60,6 +60,15 @@ base_tree() {
 	fi
 }
 
+# The lab's results do not depend on the machine's load, but its builds and
+# runs would disturb a benchmark or slow a kernel build: take the build lock
+# for the rest of the command, once the base tree is known (prepare-tree.sh
+# may need the lock itself).
+hold_machine() {
+	base_tree >/dev/null
+	build_lock
+}
+
 # Build the lab (targets: fast, asan) with extra governors $1; print the
 # build folder.
 build() {
@@ -109,6 +118,7 @@ cmd_report() {
 		shift
 	done
 	need_cmd gnuplot
+	hold_machine
 	bin=$(build "${extra# }" idle-replay)/idle-replay
 	mkdir -p "$(dirname "$out")"
 	tmp=$(mktemp -d "$out.tmp.XXXXXX")
@@ -227,6 +237,7 @@ check_missing_api() {
 cmd_check() {
 	local out dir f
 	[ $# -eq 0 ] || { [ "$1" = --help ] && { usage; exit 0; }; die "check takes no arguments"; }
+	hold_machine
 	out=$(build "" idle-replay idle-replay-asan)
 	dir=$TEO_CACHE/replay/check
 	rm -rf "$dir"

@@ -94,7 +94,11 @@ status=0
 	"${bench[@]}" --out "$out/bench") || status=$?
 [ "$status" -eq 0 ] || die "the benchmark in the VM failed (exit $status); see $out/stderr and $out/console.log"
 
+title="${governors//,/ vs } on an emulated $profile (QEMU TCG, 2 vCPUs)"
+printf '%s\n' "$title" > "$out/title"
+# The newest complete result, for the cover letter of the series.
+ln -sfn "$out" "$TEO_CACHE/vm-bench/latest"
 echo
-echo "${governors//,/ vs } on an emulated $profile (QEMU TCG, 2 vCPUs)"
+echo "$title"
 "$TEO_REPO/scripts/bench.sh" --report "$out/bench"
 note "done: build $((built - start)) s, boot and benchmark $((SECONDS - built)) s"

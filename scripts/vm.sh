@@ -245,6 +245,30 @@ write_command() {
 	} > "$out/vm-cmd"
 }
 
+# Print the host's TSC frequency in kHz.  Under TCG the guest's TSC is the
+# host's, and a guest without ACPI has no HPET or PM timer to calibrate it
+# against: its PIT calibration fails now and then, the TSC is marked
+# unstable and the guest falls back to jiffies, without high-resolution
+# timers or a stoppable tick.  Telling it the frequency avoids that.
+host_tsc_khz() {
+	local bin=$slot/host-tsc-khz
+	if [ ! -x "$bin" ]; then
+		printf '%s\n' '#include <stdio.h>' '#include <time.h>' \
+			'#include <x86intrin.h>' \
+			'static long long ns(void) { struct timespec t;' \
+			'  clock_gettime(CLOCK_MONOTONIC_RAW, &t);' \
+			'  return t.tv_sec * 1000000000LL + t.tv_nsec; }' \
+			'int main(void) { long long t0 = ns(), t;' \
+			'  unsigned long long c0 = __rdtsc(), c;' \
+			'  do t = ns(); while (t - t0 < 200000000LL);' \
+			'  c = __rdtsc();' \
+			'  printf("%llu\n", (c - c0) * 1000000ULL / (t - t0));' \
+			'  return 0; }' > "$bin.c"
+		gcc -O2 -o "$bin" "$bin.c" || die "cannot build $bin"
+	fi
+	"$bin"
+}
+
 # Boot the guest; done while holding the build lock so that no build
 # shares the machine with it.
 boot_locked() {
@@ -256,6 +280,7 @@ boot_locked() {
 	# the clocksource watchdog may drop the TSC over TCG jitter, and a
 	# jiffies clocksource has no high-resolution timers (no NO_HZ idle).
 	append="console=ttyS0 loglevel=4 panic=-1 idle=halt tsc=reliable"
+	append+=" tsc_early_khz=$(host_tsc_khz)"
 	append+=" cpuidle.governor=$VM_GOVERNOR teo.out=$out teo.emu=$emu_path"
 	[ -z "$VM_EMU_ARGS" ] || append+=" teo.emu_args=$VM_EMU_ARGS"
 	[ -z "$VM_APPEND" ] || append+=" $VM_APPEND"
@@ -331,6 +356,10 @@ run_vm() {
 	elif [ ! -f "$out/status" ]; then
 		note "the guest stopped without running the command (qemu exit $qemu_status); console:"
 		tail -n 20 "$out/console.log" >&2 2>/dev/null || true
+		status=125
+	elif grep -q 'Marking TSC unstable' "$out/dmesg" 2>/dev/null; then
+		# Timers on jiffies: every measurement of this run is off.
+		note "the guest lost its TSC clocksource (see $out/dmesg); its results are not valid"
 		status=125
 	else
 		status=$(cat "$out/status")
