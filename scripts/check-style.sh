@@ -59,7 +59,7 @@ check_checkpatch() {
 check_kernel_doc() {
 	local f out
 	for f in $(kernel_files); do
-		out=$(cd "$src" && perl scripts/kernel-doc -none -Wall "$TEO_REPO/$f" 2>&1)
+		out=$(cd "$src" && scripts/kernel-doc -none -Wall "$TEO_REPO/$f" 2>&1)
 		if [ -n "$out" ]; then
 			printf '%s\n' "$out" >&2
 			fail "kernel-doc: $f"

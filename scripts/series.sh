@@ -380,7 +380,7 @@ check_maintained() {
 check_kernel_doc() {
 	local tree=$1 f out
 	for f in $(git -C "$tree" diff --name-only teo-base HEAD -- '*.c' '*.h'); do
-		out=$(cd "$tree" && perl scripts/kernel-doc -none -Wall "$f" 2>&1)
+		out=$(cd "$tree" && scripts/kernel-doc -none -Wall "$f" 2>&1)
 		[ -z "$out" ] || { printf '%s\n' "$out" >&2; check_fail "kernel-doc: $f"; }
 	done
 }

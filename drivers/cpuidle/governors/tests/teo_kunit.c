@@ -1297,143 +1297,108 @@ static void teo_select_intercept_walk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, teo_test_data(ctx)->total, c->bins.total);
 }
 
-/* An expected idle time of at least T lets the tick stop. */
-static void teo_select_tick_stops_at_one_tick(struct kunit *test)
-{
-	struct teo_test_ctx *ctx = test->priv;
+struct teo_tick_case {
+	const char *desc;
+	const struct teo_test_driver *drv;
+	struct teo_test_bins bins;
+	s64 sleep_ns;
+	s64 delta_tick_ns;	/* 0: the next tick in T */
+	bool tick_stopped;
+	int expected;
 	bool stop_tick;
-	int idx;
-
-	/* Deepest state T/2 fits a T timer; T >= T stops the tick. */
-	teo_test_load(ctx, &teo_short);
-	ctx->sleep_length_ns = TEO_TICK;
-	idx = teo_test_select(ctx, &stop_tick);
-
-	KUNIT_EXPECT_EQ(test, idx, 3);
-	KUNIT_EXPECT_TRUE(test, stop_tick);
-}
-
-static void teo_select_tick_kept_below_one_tick(struct kunit *test)
-{
-	struct teo_test_ctx *ctx = test->priv;
-	bool stop_tick;
-	int idx;
-
-	/* T - 1 ns: tick kept; T/2 also fits the next tick (T - 1 ns). */
-	teo_test_load(ctx, &teo_short);
-	ctx->sleep_length_ns = TEO_TICK - 1;
-	idx = teo_test_select(ctx, &stop_tick);
-
-	KUNIT_EXPECT_EQ(test, idx, 3);
-	KUNIT_EXPECT_FALSE(test, stop_tick);
-}
+};
 
 /*
- * teo_short has a tick bin (T/2 < T).  Intercepts of all bins (here all in
- * I[3], so none below the candidate and no walk) above total/2 + total/8
- * make the expected idle time T/2: the tick stays.
+ * The tick decision.  teo_short (all states below T, so it has a tick bin)
+ * unless said otherwise; the empty bins of most cases never start a walk.
  */
-static void teo_select_tick_kept_short_intercepts(struct kunit *test)
+static const struct teo_tick_case teo_tick_cases[] = {
+	{
+		/* Deepest state T/2 fits a T timer; T >= T stops the tick. */
+		.desc = "an expected idle time of one tick stops it",
+		.drv = &teo_short, .sleep_ns = TEO_TICK,
+		.expected = 3, .stop_tick = true,
+	}, {
+		/* T - 1 ns: tick kept; T/2 also fits the next tick (T). */
+		.desc = "an expected idle time below one tick keeps it",
+		.drv = &teo_short, .sleep_ns = TEO_TICK - 1,
+		.expected = 3, .stop_tick = false,
+	}, {
+		/*
+		 * Intercepts of all bins (here all in I[3], none below the
+		 * candidate, so no walk): 5200 > 8000 / 2 + 8000 / 8 = 5000
+		 * makes the expected idle time T/2: the tick stays.
+		 */
+		.desc = "intercepts over 5/8 of the total keep the tick",
+		.drv = &teo_short,
+		.bins = { .intercepts = { 0, 0, 0, 5200 }, .tick_hits = 2800,
+			  .total = 8000 },
+		.sleep_ns = 10 * TEO_TICK,
+		.expected = 3, .stop_tick = false,
+	}, {
+		/* 5000 > 5000 fails: the 10T sleep length stands. */
+		.desc = "intercepts of exactly 5/8 of the total stop the tick",
+		.drv = &teo_short,
+		.bins = { .intercepts = { 0, 0, 0, 5000 }, .tick_hits = 3000,
+			  .total = 8000 },
+		.sleep_ns = 10 * TEO_TICK,
+		.expected = 3, .stop_tick = true,
+	}, {
+		/* The same 5200/8000, but state 3 is 3T deep (no tick bin). */
+		.desc = "the intercept share does not matter for deep states",
+		.drv = &teo_deep,
+		.bins = { .intercepts = { 0, 0, 0, 5200 },
+			  .hits = { 0, 0, 0, 2800 }, .total = 8000 },
+		.sleep_ns = 10 * TEO_TICK,
+		.expected = 3, .stop_tick = true,
+	}, {
+		/*
+		 * A kept tick wakes the CPU first: the state must fit before
+		 * it.  3T/4 timer: state 3 (T/2) fits, tick kept (3T/4 < T);
+		 * next tick in T/3 < T/2: down to state 2 (T/4).
+		 */
+		.desc = "a kept tick sooner than the state: shallower state",
+		.drv = &teo_short, .sleep_ns = 3 * TEO_TICK / 4,
+		.delta_tick_ns = TEO_TICK / 3,
+		.expected = 2, .stop_tick = false,
+	}, {
+		/* Next tick in T/2: state 3 fits exactly. */
+		.desc = "a kept tick as far as the state's residency",
+		.drv = &teo_short, .sleep_ns = 3 * TEO_TICK / 4,
+		.delta_tick_ns = TEO_TICK / 2,
+		.expected = 3, .stop_tick = false,
+	}, {
+		/*
+		 * With the tick already stopped, the tick decision changes
+		 * nothing: as two cases above, but state 3 and *stop_tick
+		 * left as the core set it.
+		 */
+		.desc = "tick already stopped",
+		.drv = &teo_short, .sleep_ns = 3 * TEO_TICK / 4,
+		.delta_tick_ns = TEO_TICK / 3, .tick_stopped = true,
+		.expected = 3, .stop_tick = true,
+	},
+};
+
+KUNIT_ARRAY_PARAM_DESC(teo_tick_cases, teo_tick_cases, desc);
+
+static void teo_select_tick_decision(struct kunit *test)
 {
-	/* 5200 > 8000 / 2 + 8000 / 8 = 5000. */
-	static const struct teo_test_bins bins = {
-		.intercepts = { 0, 0, 0, 5200 }, .tick_hits = 2800,
-		.total = 8000,
-	};
+	const struct teo_tick_case *c = test->param_value;
 	struct teo_test_ctx *ctx = test->priv;
 	bool stop_tick;
 	int idx;
 
-	teo_test_load(ctx, &teo_short);
-	teo_test_set_bins(test, ctx, &bins);
-	ctx->sleep_length_ns = 10 * TEO_TICK;
+	teo_test_load(ctx, c->drv);
+	teo_test_set_bins(test, ctx, &c->bins);
+	ctx->sleep_length_ns = c->sleep_ns;
+	if (c->delta_tick_ns)
+		ctx->delta_tick_ns = c->delta_tick_ns;
+	ctx->tick_stopped = c->tick_stopped;
 	idx = teo_test_select(ctx, &stop_tick);
 
-	KUNIT_EXPECT_EQ(test, idx, 3);
-	KUNIT_EXPECT_FALSE(test, stop_tick);
-}
-
-static void teo_select_tick_stops_at_five_eighths(struct kunit *test)
-{
-	/* 5000 > 5000 fails: the 10T sleep length stands. */
-	static const struct teo_test_bins bins = {
-		.intercepts = { 0, 0, 0, 5000 }, .tick_hits = 3000,
-		.total = 8000,
-	};
-	struct teo_test_ctx *ctx = test->priv;
-	bool stop_tick;
-	int idx;
-
-	teo_test_load(ctx, &teo_short);
-	teo_test_set_bins(test, ctx, &bins);
-	ctx->sleep_length_ns = 10 * TEO_TICK;
-	idx = teo_test_select(ctx, &stop_tick);
-
-	KUNIT_EXPECT_EQ(test, idx, 3);
-	KUNIT_EXPECT_TRUE(test, stop_tick);
-}
-
-/* The intercept share only matters for states shallower than T. */
-static void teo_select_tick_intercepts_ignored_deep(struct kunit *test)
-{
-	/* Same 5200/8000 share, but state 3 is 3T deep (no tick bin). */
-	static const struct teo_test_bins bins = {
-		.intercepts = { 0, 0, 0, 5200 }, .hits = { 0, 0, 0, 2800 },
-		.total = 8000,
-	};
-	struct teo_test_ctx *ctx = test->priv;
-	bool stop_tick;
-	int idx;
-
-	teo_test_load(ctx, &teo_deep);
-	teo_test_set_bins(test, ctx, &bins);
-	ctx->sleep_length_ns = 10 * TEO_TICK;
-	idx = teo_test_select(ctx, &stop_tick);
-
-	KUNIT_EXPECT_EQ(test, idx, 3);
-	KUNIT_EXPECT_TRUE(test, stop_tick);
-}
-
-/* A kept tick wakes the CPU first: the state must fit before it. */
-static void teo_select_tick_kept_fits_next_tick(struct kunit *test)
-{
-	struct teo_test_ctx *ctx = test->priv;
-	bool stop_tick;
-	int idx;
-
-	/* 3T/4 timer: state 3 (T/2) fits, tick kept (3T/4 < T). */
-	teo_test_load(ctx, &teo_short);
-	ctx->sleep_length_ns = 3 * TEO_TICK / 4;
-
-	/* Next tick in T/3 < T/2: down to state 2 (T/4). */
-	ctx->delta_tick_ns = TEO_TICK / 3;
-	idx = teo_test_select(ctx, &stop_tick);
-	KUNIT_EXPECT_EQ(test, idx, 2);
-	KUNIT_EXPECT_FALSE(test, stop_tick);
-
-	/* Next tick in T/2: state 3 fits exactly. */
-	ctx->delta_tick_ns = TEO_TICK / 2;
-	idx = teo_test_select(ctx, &stop_tick);
-	KUNIT_EXPECT_EQ(test, idx, 3);
-	KUNIT_EXPECT_FALSE(test, stop_tick);
-}
-
-/* With the tick already stopped, the tick decision changes nothing. */
-static void teo_select_tick_already_stopped(struct kunit *test)
-{
-	struct teo_test_ctx *ctx = test->priv;
-	bool stop_tick;
-	int idx;
-
-	/* As above (next "tick" in T/3), but the tick is stopped: state 3. */
-	teo_test_load(ctx, &teo_short);
-	ctx->tick_stopped = true;
-	ctx->sleep_length_ns = 3 * TEO_TICK / 4;
-	ctx->delta_tick_ns = TEO_TICK / 3;
-	idx = teo_test_select(ctx, &stop_tick);
-
-	KUNIT_EXPECT_EQ(test, idx, 3);
-	KUNIT_EXPECT_TRUE(test, stop_tick);
+	KUNIT_EXPECT_EQ(test, idx, c->expected);
+	KUNIT_EXPECT_EQ(test, stop_tick, c->stop_tick);
 }
 
 static struct kunit_case teo_select_test_cases[] = {
@@ -1447,13 +1412,7 @@ static struct kunit_case teo_select_test_cases[] = {
 	KUNIT_CASE(teo_select_latency_limit_disabled_state),
 	KUNIT_CASE_PARAM(teo_select_polling_shortcut, teo_poll_cases_gen_params),
 	KUNIT_CASE_PARAM(teo_select_intercept_walk, teo_walk_cases_gen_params),
-	KUNIT_CASE(teo_select_tick_stops_at_one_tick),
-	KUNIT_CASE(teo_select_tick_kept_below_one_tick),
-	KUNIT_CASE(teo_select_tick_kept_short_intercepts),
-	KUNIT_CASE(teo_select_tick_stops_at_five_eighths),
-	KUNIT_CASE(teo_select_tick_intercepts_ignored_deep),
-	KUNIT_CASE(teo_select_tick_kept_fits_next_tick),
-	KUNIT_CASE(teo_select_tick_already_stopped),
+	KUNIT_CASE_PARAM(teo_select_tick_decision, teo_tick_cases_gen_params),
 	{}
 };
 
