@@ -283,6 +283,7 @@ boot_locked() {
 	append+=" tsc_early_khz=$(host_tsc_khz)"
 	append+=" cpuidle.governor=$VM_GOVERNOR teo.out=$out teo.emu=$emu_path"
 	[ -z "$VM_EMU_ARGS" ] || append+=" teo.emu_args=$VM_EMU_ARGS"
+	[ -z "$VM_KEEP" ] || append+=" teo.keep=$VM_KEEP"
 	[ -z "$VM_APPEND" ] || append+=" $VM_APPEND"
 
 	# Without ACPI the guest finds its CPUs in SeaBIOS's MP table, which
@@ -459,12 +460,23 @@ need_cmd qemu-system-x86_64 busybox gcc make flex bison bc gzip flock timeout
 ! ldd "$(command -v busybox)" >/dev/null 2>&1 ||
 	die "busybox is not statically linked; install busybox-static"
 
-# The guest sees the host's files at their paths, except under the file
-# systems it mounts itself.
-case $TEO_CACHE/ in
-/tmp/*|/run/*|/dev/*|/proc/*|/sys/*)
-	die "TEO_CACHE=$TEO_CACHE is under a folder the guest mounts its own file system on (/tmp, /run, /dev, /proc, /sys); use another folder" ;;
-esac
+# The guest sees the host's files at their paths.  It mounts its own /tmp
+# and /run but keeps the repository, the cache and the current folder
+# visible there (teo.keep=); /dev, /proc and /sys are the guest's own.
+keep=
+for path in "$TEO_REPO" "$TEO_CACHE" "$PWD"; do
+	case $path/ in
+	/dev/*|/proc/*|/sys/*)
+		die "'$path' is under /dev, /proc or /sys, which the guest mounts itself; use another folder" ;;
+	*[[:space:]:]*/) ;;
+	/tmp/*|/run/*) keep=$keep${keep:+:}$path ;;
+	esac
+	case $path/ in
+	/tmp/*[[:space:]:]*|/run/*[[:space:]:]*)
+		die "the path '$path' has white space or a colon; the VM cannot keep it visible" ;;
+	esac
+done
+export VM_KEEP=$keep
 slot=$("$TEO_REPO/scripts/prepare-tree.sh")
 export VM_SLOT=$slot
 set_paths
