@@ -47,7 +47,9 @@
  * the intercepts of all bins below it outweigh everything recorded in its own
  * bin and above, early wakeups are the norm, and it walks down the bins,
  * adding up their intercepts, to the deepest state below which fewer than
- * half of those intercepts lie.  If that walk ends at state 0, the sleep
+ * half of those intercepts lie.  With the tick already stopped, states
+ * shallower than a tick period are passed over: nothing might take the CPU
+ * out of them for a long time.  If that walk ends at state 0, the sleep
  * length is still fetched, because the next update needs it to tell an
  * intercept from a timer wakeup; without it every such wakeup would count as
  * an intercept and the governor could stay shallow for good.
@@ -56,10 +58,10 @@
  * is state 0, or a state shallow enough for the polling state 0 to be a
  * better bet, the sleep length is fetched and the deepest enabled state that
  * fits into it is taken.  The tick is stopped only when the expected idle
- * duration reaches the tick period, the chosen state does not poll and
- * intercepts shorter than the tick are not the large majority of recent
- * wakeups.  When the tick is kept, the chosen state also has to fit into the
- * time until the next tick.
+ * duration reaches the tick period and the chosen state does not poll; for
+ * a state shallower than the tick period, intercepts must also be no more
+ * than five eighths of the recent wakeups.  When the tick is kept, the chosen
+ * state also has to fit into the time until the next tick.
  *
  * The governor deliberately does not look at CPU utilization (a busy CPU
  * can still have long idle periods and an idle one short ones) and keeps no
