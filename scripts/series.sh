@@ -172,6 +172,28 @@ recipients() {
 	done
 }
 
+# Turn a Markdown excerpt on stdin into mail text: no heading marks or
+# bold, no trailing blank lines, bullets wrapped at 72 columns with their
+# continuation indented.
+plain_text() {
+	sed -e 's/^## //' -e 's/\*\*//g' |
+		awk '/^$/ { blank++; next }
+		{ for (; blank > 0; blank--) print "" }
+		!/^- / { print; next }
+		{
+			out = $1; len = length(out)
+			for (i = 2; i <= NF; i++) {
+				if (len + 1 + length($i) > 72) {
+					print out; out = "  " $i
+				} else {
+					out = out " " $i
+				}
+				len = length(out)
+			}
+			print out
+		}'
+}
+
 # Print the measured results the cover letter carries: the replay lab's
 # differential check and its seed-thread comparison, and the VM benchmark.
 measured_results() {
@@ -188,13 +210,13 @@ measured_results() {
 	printf '\n'
 	if [ -s "$replay/report/report.md" ]; then
 		sed -n "/^## The seed threads' direction/,/^## /p" \
-			"$replay/report/report.md" | sed '$d'
+			"$replay/report/report.md" | sed '$d' | plain_text
 	else
 		printf '(No replay report found: run scripts/teo replay report.)\n'
 	fi
 	printf '\n'
 	if [ -s "$vm/bench/summary.txt" ]; then
-		printf 'Workloads in the VM, %s:\n\n' "$(cat "$vm/title")"
+		printf 'Workloads in the VM, %s:\n' "$(cat "$vm/title")"
 		cat "$vm/bench/summary.txt"
 	else
 		printf '(No VM benchmark found: run scripts/teo run.)\n'
