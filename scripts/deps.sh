@@ -21,6 +21,7 @@ ccache			faster rebuilds
 sparse			C=2 checks
 python3			kunit.py, kernel-doc
 python3-docutils	reStructuredText validation
+python3-sphinx		make htmldocs of the documentation
 perl			checkpatch.pl
 shellcheck		script checks
 qemu-system-x86		KUnit and the test VM

@@ -28,7 +28,10 @@ check   Check the series in DIR, or a fresh export (with a throwaway
           - checkpatch.pl --strict: no errors, warnings or checks;
           - kernel-doc -Wall is clean on every C file the series touches;
           - the kselftest directory builds with the kselftest Makefile;
-          - Documentation/admin-guide/pm/teo.rst is valid reStructuredText;
+          - Documentation/admin-guide/pm/teo.rst is valid reStructuredText,
+            and 'make htmldocs SPHINXDIRS=admin-guide' (when Sphinx is
+            installed) builds it with the DOC section of teo.c and gives
+            no warning in a file of the series;
           - the KUnit suites pass in the tree the patches produced.
 
 Each commit file holds 'Subject:', 'Files:' (overlay paths) and 'Edits:'
@@ -429,6 +432,47 @@ check_docs() {
 	fi
 }
 
+# The kernel's own Sphinx build of the admin guide, which holds every page
+# the series touches.  Pages outside it make the other admin-guide pages
+# warn about missing labels, so only warnings that name a file of the
+# series count.
+check_htmldocs() {
+	local tree=$1 out=$2 html first warnings f
+	local -a files
+	if ! command -v sphinx-build >/dev/null 2>&1; then
+		note "SKIP make htmldocs: sphinx-build is missing (apt-get install python3-sphinx)"
+		return 0
+	fi
+	rm -rf "$out"
+	mkdir -p "$out"
+	if ! (cd "$tree" && make -s O="$out" SPHINXDIRS=admin-guide htmldocs) \
+			> "$out.log" 2>&1; then
+		tail -n 30 "$out.log" >&2
+		check_fail "make htmldocs SPHINXDIRS=admin-guide (log: $out.log)"
+		return 0
+	fi
+	mapfile -t files < <(git -C "$tree" diff --name-only teo-base HEAD -- \
+		Documentation drivers/cpuidle/governors/teo.c)
+	warnings=
+	for f in "${files[@]}"; do
+		warnings+=$(grep -F "/$f:" "$out.log" | grep -E 'WARNING|ERROR' || true)
+	done
+	if [ -n "$warnings" ]; then
+		printf '%s\n' "$warnings" >&2
+		check_fail "make htmldocs warns about the series' files"
+	fi
+	# The page must carry the DOC: section pulled from teo.c.
+	html=$out/Documentation/output/admin-guide/pm/teo.html
+	first=$(sed -n '/DOC: teo-description/,/\*\//p' \
+		"$tree/drivers/cpuidle/governors/teo.c" | sed -n '/DOC:/!s/^ \* //p' |
+		head -n 1 | cut -d' ' -f1-5)
+	if [ -n "$first" ] && grep -qF "$first" "$html" 2>/dev/null; then
+		note "make htmldocs: teo.html built with the DOC section of teo.c, no warnings in the series' files"
+	else
+		check_fail "make htmldocs: $html lacks the DOC section of teo.c"
+	fi
+}
+
 check_kunit_in_tree() {
 	local tree=$1 build=$2 log=$2.out summary
 	if (cd "$tree" && with_build_lock python3 tools/testing/kunit/kunit.py run \
@@ -487,6 +531,7 @@ cmd_check() {
 	check_maintained "$tree"
 	check_kernel_doc "$tree"
 	check_docs "$tree"
+	check_htmldocs "$tree" "$work/htmldocs"
 	check_selftests_build "$tree" "$work/selftests"
 	check_every_patch_builds "$tree" "$work/build-step"
 	check_kunit_in_tree "$tree" "$work/build-kunit"
