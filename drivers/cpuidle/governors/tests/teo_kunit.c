@@ -328,6 +328,18 @@ static void teo_test_arm(struct teo_test_ctx *ctx, s64 sleep_ns)
 	teo_test_data(ctx)->selected_at_ns = ctx->now_ns;
 }
 
+/*
+ * One complete idle period: selected with a sleep length of @sleep_ns,
+ * entered in state @idx and ended after @idle_ns, then accounted.
+ */
+static void teo_test_account(struct teo_test_ctx *ctx, s64 sleep_ns, int idx,
+			     u64 idle_ns)
+{
+	teo_test_arm(ctx, sleep_ns);
+	teo_test_wake(ctx, idx, idle_ns, idle_ns);
+	teo_test_update(ctx);
+}
+
 /* One idle period cut short by a non-timer wakeup after @idle_ns. */
 static int teo_test_intercept(struct teo_test_ctx *ctx, s64 sleep_ns,
 			      u64 idle_ns, bool *stop_tick)
@@ -729,9 +741,7 @@ static void teo_update_tick_bin_below_tick(struct kunit *test)
 
 	/* Deepest residency 600 us < T: a 2T timer wakeup is a TH hit. */
 	teo_test_load(ctx, &teo_ladder);
-	teo_test_arm(ctx, 2 * TEO_TICK);
-	teo_test_wake(ctx, 3, 2 * TEO_TICK, 2 * TEO_TICK);
-	teo_test_update(ctx);
+	teo_test_account(ctx, 2 * TEO_TICK, 3, 2 * TEO_TICK);
 
 	teo_test_expect_only(test, TEO_TICK_HIT, 0, PULSE);
 	KUNIT_EXPECT_EQ(test, teo_test_data(ctx)->total, PULSE);
@@ -747,9 +757,7 @@ static void teo_update_no_tick_bin_at_tick(struct kunit *test)
 	 */
 	teo_test_load(ctx, &teo_ladder_tick);
 	teo_test_data(ctx)->tick_hits = 800;
-	teo_test_arm(ctx, 2 * TEO_TICK);
-	teo_test_wake(ctx, 3, 2 * TEO_TICK, 2 * TEO_TICK);
-	teo_test_update(ctx);
+	teo_test_account(ctx, 2 * TEO_TICK, 3, 2 * TEO_TICK);
 
 	KUNIT_EXPECT_EQ(test, teo_test_data(ctx)->tick_hits, 800);
 	KUNIT_EXPECT_EQ(test, teo_test_data(ctx)->total, PULSE);
@@ -772,9 +780,7 @@ static void teo_update_decay_one_step(struct kunit *test)
 	cpu_data->total = 1;	/* stale: the update recomputes it */
 
 	/* A hit in bin 0: 3 us idle, 5 us timer, from state 0. */
-	teo_test_arm(ctx, TEO_US(5));
-	teo_test_wake(ctx, 0, TEO_US(3), TEO_US(3));
-	teo_test_update(ctx);
+	teo_test_account(ctx, TEO_US(5), 0, TEO_US(3));
 
 	/* 8000 - 1000, 7 - 0 (too small to decay), 9 - 1, 16 - 2. */
 	KUNIT_EXPECT_EQ(test, cpu_data->bins[1].hits, 7000);
@@ -802,9 +808,7 @@ static void teo_update_decay_series(struct kunit *test)
 
 	teo_test_load(ctx, &teo_ladder);
 	for (k = 0; k < ARRAY_SIZE(expected); k++) {
-		teo_test_arm(ctx, TEO_US(300));
-		teo_test_wake(ctx, 0, TEO_US(150), TEO_US(150));
-		teo_test_update(ctx);
+		teo_test_account(ctx, TEO_US(300), 0, TEO_US(150));
 		KUNIT_EXPECT_EQ_MSG(test, cpu_data->bins[2].hits, expected[k],
 				    "after %u hits", k + 1);
 		KUNIT_EXPECT_EQ(test, cpu_data->total, expected[k]);
@@ -822,11 +826,8 @@ static void teo_update_decay_saturates(struct kunit *test)
 	int k;
 
 	teo_test_load(ctx, &teo_ladder);
-	for (k = 0; k < TEO_LONG_RUN; k++) {
-		teo_test_arm(ctx, TEO_US(300));
-		teo_test_wake(ctx, 0, TEO_US(150), TEO_US(150));
-		teo_test_update(ctx);
-	}
+	for (k = 0; k < TEO_LONG_RUN; k++)
+		teo_test_account(ctx, TEO_US(300), 0, TEO_US(150));
 	teo_test_expect_only(test, TEO_HIT, 2, TEO_MAX_METRIC);
 	KUNIT_EXPECT_EQ(test, teo_test_data(ctx)->total, TEO_MAX_METRIC);
 }
@@ -843,9 +844,7 @@ static void teo_update_decays_disabled_states(struct kunit *test)
 	cpu_data->bins[2].hits = 400;
 
 	/* A hit in bin 3: 700 us idle, 900 us timer. */
-	teo_test_arm(ctx, TEO_US(900));
-	teo_test_wake(ctx, 0, TEO_US(700), TEO_US(700));
-	teo_test_update(ctx);
+	teo_test_account(ctx, TEO_US(900), 0, TEO_US(700));
 
 	/* 800 - 100, 400 - 50, total 700 + 350 + 1024. */
 	KUNIT_EXPECT_EQ(test, cpu_data->bins[1].intercepts, 700);
@@ -1818,18 +1817,15 @@ static void teo_drivers_max_states_bins(struct kunit *test)
 	for (i = 0; i < CPUIDLE_STATE_MAX; i++) {
 		/* Timer wakeup from state 0 in the middle of bin i. */
 		teo_test_enable(ctx);
-		teo_test_arm(ctx, teo_max_bin_ns(i));
-		teo_test_wake(ctx, 0, teo_max_bin_ns(i), teo_max_bin_ns(i));
-		teo_test_update(ctx);
+		teo_test_account(ctx, teo_max_bin_ns(i), 0, teo_max_bin_ns(i));
 		teo_test_expect_only(test, TEO_HIT, i, PULSE);
 
 		if (i == CPUIDLE_STATE_MAX - 1)
 			break;
 		/* Idle in bin i, timer in the last bin (950 us < T). */
 		teo_test_enable(ctx);
-		teo_test_arm(ctx, teo_max_bin_ns(CPUIDLE_STATE_MAX - 1));
-		teo_test_wake(ctx, 0, teo_max_bin_ns(i), teo_max_bin_ns(i));
-		teo_test_update(ctx);
+		teo_test_account(ctx, teo_max_bin_ns(CPUIDLE_STATE_MAX - 1), 0,
+				 teo_max_bin_ns(i));
 		teo_test_expect_only(test, TEO_INTERCEPT, i, PULSE);
 	}
 }
@@ -1874,16 +1870,12 @@ static void teo_drivers_equal_residency(struct kunit *test)
 	teo_test_load(ctx, &teo_twin);
 
 	/* Timer wakeup at 300 us: deepest res <= 300 us is state 2. */
-	teo_test_arm(ctx, TEO_US(300));
-	teo_test_wake(ctx, 0, TEO_US(300), TEO_US(300));
-	teo_test_update(ctx);
+	teo_test_account(ctx, TEO_US(300), 0, TEO_US(300));
 	teo_test_expect_only(test, TEO_HIT, 2, PULSE);
 
 	/* 150 - 0.5 us of idle under a 900 us timer: intercept in bin 2. */
 	teo_test_enable(ctx);
-	teo_test_arm(ctx, TEO_US(900));
-	teo_test_wake(ctx, 0, TEO_US(150), TEO_US(150));
-	teo_test_update(ctx);
+	teo_test_account(ctx, TEO_US(900), 0, TEO_US(150));
 	teo_test_expect_only(test, TEO_INTERCEPT, 2, PULSE);
 
 	/* 100 us timer: state 3 (600 us) is too deep, state 2 fits. */
@@ -1913,9 +1905,7 @@ static void teo_drivers_latency_above_residency(struct kunit *test)
 	teo_test_load(ctx, &teo_sc7280);
 
 	/* 10000 us idle < 10200 us latency: halved to 5000 us, bin 0. */
-	teo_test_arm(ctx, TEO_MS(20));
-	teo_test_wake(ctx, 1, TEO_US(10000), TEO_US(10000));
-	teo_test_update(ctx);
+	teo_test_account(ctx, TEO_MS(20), 1, TEO_US(10000));
 	teo_test_expect_only(test, TEO_INTERCEPT, 0, PULSE);
 
 	/* 20 ms timer: the state fits, 20 ms >= T stops the tick. */
@@ -1959,16 +1949,12 @@ static void teo_drivers_huge_residency(struct kunit *test)
 
 	/* Timer wakeup after 5000 s in s2idle: a hit in bin 3. */
 	teo_test_enable(ctx);
-	teo_test_arm(ctx, 5000LL * NSEC_PER_SEC);
-	teo_test_wake(ctx, 3, 5000ULL * NSEC_PER_SEC, 5000ULL * NSEC_PER_SEC);
-	teo_test_update(ctx);
+	teo_test_account(ctx, 5000LL * NSEC_PER_SEC, 3, 5000ULL * NSEC_PER_SEC);
 	teo_test_expect_only(test, TEO_HIT, 3, PULSE);
 
 	/* 10 ms idle in clusteroff: 10000 - 217 us, bin 2 (1 is empty). */
 	teo_test_enable(ctx);
-	teo_test_arm(ctx, 5000LL * NSEC_PER_SEC);
-	teo_test_wake(ctx, 2, TEO_MS(10), TEO_MS(10));
-	teo_test_update(ctx);
+	teo_test_account(ctx, 5000LL * NSEC_PER_SEC, 2, TEO_MS(10));
 	teo_test_expect_only(test, TEO_INTERCEPT, 2, PULSE);
 }
 
@@ -2072,9 +2058,7 @@ static void teo_drivers_saturated_bins(struct kunit *test)
 	cpu_data->total = 21 * TEO_MAX_METRIC;
 
 	/* Timer wakeup in bin 5: it alone stays at 8192, 20 drop to 7168. */
-	teo_test_arm(ctx, teo_max_bin_ns(5));
-	teo_test_wake(ctx, 0, teo_max_bin_ns(5), teo_max_bin_ns(5));
-	teo_test_update(ctx);
+	teo_test_account(ctx, teo_max_bin_ns(5), 0, teo_max_bin_ns(5));
 
 	KUNIT_EXPECT_EQ(test, cpu_data->bins[5].hits, TEO_MAX_METRIC);
 	KUNIT_EXPECT_EQ(test, cpu_data->bins[5].intercepts, 7168);
