@@ -32,6 +32,15 @@ Commands:
         Turn 'perf script' or 'trace-cmd report' text (power:cpu_idle,
         irq, timer and sched_switch events) into a trace file; OUTPUT '-'
         writes to standard output.
+  diff OLD.c NEW.c
+        Compile two governor sources (each with the headers next to it, so
+        a kernel tree's teo.c builds with that tree's gov.h) and compare
+        their state and tick decisions at every step of every scenario on
+        every platform and on random tables.  Prints the counts on one
+        line: "differential: R runs, D decisions, N divergent" (N counts
+        the runs and random cases that diverge anywhere; plus the
+        first divergences) and exits 0 whether or not they diverge; 1 on
+        an error.  Used to check "no functional change" claims.
   run ARGS...   pass ARGS to the tool's run command (see 'list')
   list          governors, platforms and scenarios
 
@@ -253,6 +262,41 @@ cmd_check() {
 	[ "$failed" = 0 ]
 }
 
+# --- diff -------------------------------------------------------------------
+
+# Absolute path of an existing file $1, or die naming the option $2.
+abs_file() {
+	[ -f "$1" ] || die "$2: no such file: $1"
+	printf '%s/%s\n' "$(cd "$(dirname "$1")" && pwd)" "$(basename "$1")"
+}
+
+cmd_diff() {
+	local old new bin log counts
+	[ "${1:-}" != --help ] || { usage; exit 0; }
+	[ $# -eq 2 ] || die "diff needs OLD.c and NEW.c"
+	old=$(abs_file "$1" "diff OLD")
+	new=$(abs_file "$2" "diff NEW")
+	case "$old$new" in
+	*[[:space:]=]*) die "diff: paths must not contain spaces or '='" ;;
+	esac
+	bin=$(build "old=$old new=$new" idle-replay)/idle-replay
+	log=$(mktemp)
+	# Exit 1 also means "diverged or failed the gate": judge by the output.
+	"$bin" check --diff old,new >"$log" 2>&1 || true
+	grep -E '^DIVERGENCE' "$log" | head -5 || true
+	counts=$(awk '
+		/^differential old vs new: / { runs = $5; dec = $10; div += $13; n++ }
+		/^differential old vs new on random tables: / { div += $(NF - 1); n++ }
+		END { if (n == 2) printf "differential: %d runs, %d decisions, %d divergent\n", runs, dec, div }' "$log")
+	if [ -z "$counts" ]; then
+		sed 's/^/    /' "$log" | head -20 >&2
+		rm -f "$log"
+		die "the differential run failed"
+	fi
+	rm -f "$log"
+	printf '%s\n' "$counts"
+}
+
 # --- convert, run, list -----------------------------------------------------
 
 cmd_convert() {
@@ -285,6 +329,7 @@ main() {
 	case $cmd in
 	report) cmd_report "$@" ;;
 	check) cmd_check "$@" ;;
+	diff) cmd_diff "$@" ;;
 	convert) cmd_convert "$@" ;;
 	run|list) "$(build "" idle-replay)/idle-replay" "$cmd" "$@" ;;
 	--help|-h|help) usage ;;
