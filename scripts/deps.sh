@@ -4,43 +4,22 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-# One line per package, with what needs it.
-TEO_PACKAGES="
-linux-source-6.12	the default base tree
-build-essential		kernel and tool builds
-bc			kernel build
-bison			kernel build
-flex			kernel build
-libelf-dev		kernel build (objtool)
-libssl-dev		kernel build (sign-file)
-cpio			kernel build, initramfs
-xz-utils		unpacking the base tree
-patch			upstream edits
-git			series export and checks
-ccache			faster rebuilds
-sparse			C=2 checks
-python3			kunit.py, kernel-doc
-python3-docutils	reStructuredText validation
-python3-sphinx		make htmldocs of the documentation
-perl			checkpatch.pl
-shellcheck		script checks
-qemu-system-x86		KUnit and the test VM
-busybox-static		the VM's initramfs
-fio			workload benchmark
-rt-tests		hackbench, cyclictest
-gnuplot-nox		plots
-util-linux		flock
-"
+# Every package of scripts/deps.list, one per line.
+deps_packages() {
+	awk '!/^#/ && NF >= 2 { print $1 }' "$TEO_REPO/scripts/deps.list"
+}
 
 usage() {
 	cat <<EOF
 usage: $teo_prog [--check] [--help]
 
 Install, with apt-get, the Debian 12 packages that building, testing and
-measuring the teo series need.  Does nothing when all are present.
+measuring the teo series need (scripts/deps.list: each package with the
+commands it provides to the tooling).  Does nothing when all are present.
 
 Options:
-  --check   only list the missing packages; exit 1 if any is missing
+  --check   only list the missing packages, and the listed commands that
+            an installed package does not provide; exit 1 if any
   --help    show this text
 EOF
 }
@@ -56,13 +35,28 @@ while [ $# -gt 0 ]; do
 done
 
 missing=
-for pkg in $(printf '%s\n' "$TEO_PACKAGES" | awk 'NF { print $1 }'); do
+for pkg in $(deps_packages); do
 	status=$(dpkg-query -W -f '${Status}' "$pkg" 2>/dev/null || true)
 	[ "$status" = "install ok installed" ] || missing="$missing $pkg"
 done
 
+# Every command the list promises, once its package is there.
+probe_commands() {
+	local pkg cmds cmd bad=0
+	while read -r pkg cmds; do
+		[ "$cmds" != - ] || continue
+		for cmd in ${cmds//,/ }; do
+			command -v "$cmd" >/dev/null 2>&1 && continue
+			note "package $pkg is installed but provides no '$cmd' command (scripts/deps.list is wrong)"
+			bad=1
+		done
+	done < <(awk '!/^#/ && NF >= 2 { print $1, $2 }' "$TEO_REPO/scripts/deps.list")
+	return "$bad"
+}
+
 if [ -z "$missing" ]; then
-	exit 0
+	probe_commands
+	exit
 fi
 if [ $check_only = 1 ]; then
 	note "missing packages:$missing"
@@ -76,3 +70,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 # shellcheck disable=SC2086 # one word per package
 apt-get install -y -q --no-install-recommends $missing
+probe_commands

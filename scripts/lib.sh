@@ -32,6 +32,12 @@ TEO_LOCK=${TEO_LOCK:-/tmp/teo-kernel-build.lock}
 # reads ../src/<path> in those builds.
 export CCACHE_BASEDIR="$TEO_CACHE" CCACHE_NOHASHDIR=1
 
+# Run Debian's tools, not whatever a user installed by hand earlier in PATH
+# (pyenv shims, /usr/local): every command must come from a package that
+# scripts/deps.list names, and scripts/check-deps.sh audits that.
+PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+export PATH
+
 teo_prog=$(basename "$0")
 
 die() {
@@ -43,11 +49,23 @@ note() {
 	printf '%s: %s\n' "$teo_prog" "$*" >&2
 }
 
+# Print the Debian package that provides command $1 to the tooling, as
+# scripts/deps.list says; nothing if it is not listed.
+deps_package_of() {
+	awk -v cmd="$1" '
+		/^#/ || NF < 2 { next }
+		{ n = split($2, c, ","); for (i = 1; i <= n; i++) if (c[i] == cmd) { print $1; exit } }
+	' "$TEO_REPO/scripts/deps.list"
+}
+
 need_cmd() {
-	local cmd
+	local cmd pkg
 	for cmd in "$@"; do
-		command -v "$cmd" >/dev/null 2>&1 ||
-			die "'$cmd' not found; run 'scripts/deps.sh' (as root) to install the dependencies"
+		command -v "$cmd" >/dev/null 2>&1 && continue
+		pkg=$(deps_package_of "$cmd")
+		[ -n "$pkg" ] ||
+			die "'$cmd' not found, and scripts/deps.list names no package for it (a bug: add it there)"
+		die "'$cmd' not found: it comes from the Debian package $pkg; run 'scripts/deps.sh' as root (or: apt-get install $pkg)"
 	done
 }
 

@@ -42,7 +42,8 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-need_cmd make gcc qemu-system-x86_64
+# rsync: the kselftest framework's install target copies with it.
+need_cmd make gcc qemu-system-x86_64 rsync
 start=$SECONDS
 # The VM first: it checks the arguments before anything is built.
 "$TEO_REPO/scripts/vm.sh" --build-only "${vm_args[@]}"
