@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Extract every idle-state table a kernel tree knows into idle-replay .plat files.
 
-usage: extract-tables.py [--help] [--jobs N] [--check-dtc] KERNEL_SRC OUTDIR
+usage: extract-tables.py [--help] [-j N] [--check-dtc] [--max-skipped PERCENT] [-q]
+                         KERNEL_SRC OUTDIR
 
 Reads the kernel tree KERNEL_SRC (never writes to it) and writes one .plat
 file per distinct table into OUTDIR, plus OUTDIR/INDEX.  The tables come from
@@ -880,16 +881,16 @@ def split_labels(text):
 
 
 class SNode:
-    __slots__ = ("name", "parent", "children", "segs", "pos", "dead", "props")
+    """A node of the merged tree; its properties stay text until read."""
+    __slots__ = ("name", "parent", "children", "segs", "dead", "props")
 
-    def __init__(self, name, parent, pos):
+    def __init__(self, name, parent):
         self.name = name
         self.parent = parent
         self.children = {}
-        self.segs = []
-        self.pos = pos
-        self.dead = False
-        self.props = None
+        self.segs = []      # (start, end) of its statements, in merge order
+        self.dead = False   # deleted (/delete-node/)
+        self.props = None   # {name: (value text, offset)} once parsed
 
 
 class SrcTree:
@@ -904,7 +905,7 @@ class SrcTree:
         self.board = board
         self.text, self.markers = self._splice(text)
         self._mpos = [m[0] for m in self.markers]
-        self.root = SNode("", None, 0)
+        self.root = SNode("", None)
         self.labels = {}
         self._phandles = None
         self._parse()
@@ -1075,7 +1076,7 @@ class SrcTree:
                 raise DtsError(f"{self.where(at)}: cannot parse node header '{head[:40]}'")
             node = parent.children.get(rest)
             if node is None:
-                node = SNode(rest, parent, at)
+                node = SNode(rest, parent)
                 parent.children[rest] = node
         for lab in labels:
             nodes = self.labels.setdefault(lab, [])
@@ -1160,9 +1161,6 @@ class SrcTree:
     def prop_pos(self, node, name):
         p = self.props(node).get(name)
         return p[1] if p else None
-
-    def node_where(self, node):
-        return self.where(node.pos)
 
 
 def parse_dts_value(text, where):
@@ -1274,6 +1272,10 @@ class BNode:
 
 
 class DtbTree:
+    """A flattened device tree (dtc's output), read for --check-dtc.  It
+    answers the same questions as SrcTree: root, has, strings, cells, deref,
+    prop_where, prop_pos, where."""
+
     def __init__(self, blob):
         (magic, _total, off_struct, off_strings, _rsv, _ver, _last, _boot, size_strings,
          size_struct) = struct.unpack(">10I", blob[:40])
@@ -1340,6 +1342,29 @@ class DtbTree:
 
 # ---------------------------------------------------------------------------
 # Device trees: what the DT cpuidle drivers register
+#
+# A CPU's table is its driver's own state 0 (WFI) followed by the DT states
+# of_get_cpu_state_node() returns for it, in that order; unavailable states
+# (status) are skipped, states beyond CPUIDLE_STATE_MAX dropped, and a state
+# that lacks a latency or min-residency-us, or is not the driver's
+# compatible, makes the driver register nothing for the CPU.
+#
+# Hierarchical PSCI (power-domains with domain-idle-states): the index-th
+# state is the CPU's own power domain's domain-idle-states[index] when
+# there is one, else cpu-idle-states[index].  Those are the CPU-level
+# states.  The states of the domains above (a cluster's "domain-idle-state"
+# nodes) are genpd states: in OSI mode the genpd governor picks one when
+# the last CPU of the domain enters the deepest CPU state; in PC mode
+# cpuidle-psci does not use them at all.  Either way the CPU's cpuidle
+# governor never sees them, so they are not part of any table here.
+#
+# Drivers: cpuidle-psci takes every arm64 CPU and arm CPUs with
+# enable-method "psci" (an arm64 CPU without enable-method is taken as psci
+# with a note: its firmware adds the property; another method such as
+# spin-table makes cpuidle-psci give up on every CPU, as its probe does);
+# cpuidle-qcom-spm takes arm CPUs with a "qcom,..." method, cpuidle-arm the
+# arm CPUs whose method has cpuidle ops, cpuidle-big_little the machines it
+# lists, cpuidle-riscv-sbi riscv CPUs.
 
 class DtDriver:
     def __init__(self, label, compat, wfi, all_or_nothing):
