@@ -360,7 +360,8 @@ def check_core_flags(src):
 # intel_idle
 
 INTEL = "drivers/idle/intel_idle.c"
-STATE_ARRAY = r"\bstatic\s+(?:const\s+)?struct\s+cpuidle_state\s+(\w+)\s*\[[^\]]*\]\s*(?:__\w+\s*)*=\s*\{"
+STATE_ARRAY = (r"\bstatic\s+(?:const\s+)?struct\s+cpuidle_state\s+(\w+)\s*\[[^\]]*\]\s*"
+               r"(?:__\w+\s*)*=\s*\{")
 
 
 def check_intel_model(cf):
@@ -629,7 +630,8 @@ def driver_headers(src, cf):
     out = []
     for kind, name in re.findall(r'^#\s*include\s*([<"])([^>"]+)[>"]', cf.text, re.M):
         if kind == "<" and name.startswith("asm/"):
-            cands = [f"arch/{a}/include/{name}" for a in sorted(os.listdir(os.path.join(src, "arch")))]
+            arches = sorted(os.listdir(os.path.join(src, "arch")))
+            cands = [f"arch/{a}/include/{name}" for a in arches]
         elif kind == '"':
             cands = [os.path.join(os.path.dirname(cf.rel), name)]
         else:
@@ -677,7 +679,8 @@ def drv_runtime_notes(cf, var, names, pos):
                          r"->flags\s*\|=\s*CPUIDLE_FLAG_(?:UNUSABLE|OFF)[^;]*;", cf.text):
         head.append(f"at run time {cf.function_at(m.start()) or '?'}() "
                     f"({cf.where(m.start())}): {' '.join(m.group().split())}")
-    gov = re.search(r'\.governor\s*=\s*"([^"]+)"', cf.text[pos:match_brace(cf.text, cf.text.index("{", pos))])
+    body = cf.text[pos:match_brace(cf.text, cf.text.index("{", pos))]
+    gov = re.search(r'\.governor\s*=\s*"([^"]+)"', body)
     if gov:
         head.append(f"the driver asks for the {gov.group(1)} governor")
     return head
@@ -1396,6 +1399,13 @@ def wfi_state_of(src, rel):
                        "extractor's model of this tree needs review")
 
 
+# key, source, the idle-state compatible it matches, all CPUs or none
+DT_DRIVERS = (("psci", "drivers/cpuidle/cpuidle-psci.c", "arm,idle-state", True),
+              ("arm", "drivers/cpuidle/cpuidle-arm.c", "arm,idle-state", True),
+              ("qcom-spm", "drivers/cpuidle/cpuidle-qcom-spm.c", "qcom,idle-state-spc", False),
+              ("riscv-sbi", "drivers/cpuidle/cpuidle-riscv-sbi.c", "riscv,idle-state", True))
+
+
 def dt_drivers(src):
     """The DT cpuidle drivers, their state 0, checked against the tree."""
     dts = CFile(src, "drivers/cpuidle/dt_idle_states.c")
@@ -1411,12 +1421,7 @@ def dt_drivers(src):
             "a CPU's idle states are its power domain's domain-idle-states, then its "
             "cpu-idle-states")
     drivers = {}
-    for key, rel, compat, aon in (("psci", "drivers/cpuidle/cpuidle-psci.c", "arm,idle-state", True),
-                                  ("arm", "drivers/cpuidle/cpuidle-arm.c", "arm,idle-state", True),
-                                  ("qcom-spm", "drivers/cpuidle/cpuidle-qcom-spm.c",
-                                   "qcom,idle-state-spc", False),
-                                  ("riscv-sbi", "drivers/cpuidle/cpuidle-riscv-sbi.c",
-                                   "riscv,idle-state", True)):
+    for key, rel, compat, aon in DT_DRIVERS:
         wfi = wfi_state_of(src, rel)
         if wfi is not None:
             text = read_text(os.path.join(src, rel))
@@ -1448,8 +1453,8 @@ def arm_cpuidle_methods(src):
             if f.endswith(".c"):
                 text = read_text(os.path.join(dirpath, f))
                 if "CPUIDLE_METHOD_OF_DECLARE" in text:
-                    methods.update(re.findall(r'CPUIDLE_METHOD_OF_DECLARE\s*\(\s*\w+\s*,\s*"([^"]+)"',
-                                              text))
+                    methods.update(re.findall(
+                        r'CPUIDLE_METHOD_OF_DECLARE\s*\(\s*\w+\s*,\s*"([^"]+)"', text))
     return methods
 
 
@@ -1751,9 +1756,9 @@ def dt_tables(results):
             cpus = cpu_list(g["cpus"])
             first = g["states"][1][3].split(" ")[0] if len(g["states"]) > 1 else board
             title = f"DT {stem}" + (f" {qual}" if qual else "") + f" ({g['drv']})"
+            cores = " ".join(sorted(set(g["cores"])))
             tables.append(Table("dt", pref, title, f"{first} {board} {cpus}", states,
-                                [f"board {board}, CPUs {cpus} ({' '.join(sorted(set(g['cores'])))}),"
-                                 f" {g['drv']}"], g["notes"],
+                                [f"board {board}, CPUs {cpus} ({cores}), {g['drv']}"], g["notes"],
                                 sort_key=(pref, def_file, board), alt_name=alt))
     return tables, rejects
 
