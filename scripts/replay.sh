@@ -85,7 +85,7 @@ lab_tree_problem() {
 
 # Unpack the parts of Debian's base tarball the lab reads, without the
 # kernel build lock (the lab builds no kernel): governors, idle drivers,
-# device trees.
+# device trees and what they include.
 lab_partial_base() {
 	local dest=$TEO_CACHE/replay/base/$TEO_DEBIAN_PKG tmp p=$TEO_DEBIAN_PKG
 	if [ ! -f "$dest/.teo-unpacked" ]; then
@@ -100,7 +100,8 @@ lab_partial_base() {
 			tmp=$(mktemp -d "$TEO_CACHE/replay/base/unpack.XXXXXX")
 			tar -xJf "$TEO_DEBIAN_TARBALL" -C "$tmp" --wildcards \
 				"$p/Makefile" "$p/drivers/cpuidle/*" "$p/drivers/idle/*" \
-				"$p/arch/*/boot/dts/*" "$p/include/dt-bindings/*" ||
+				"$p/arch/*/boot/dts/*" "$p/include/dt-bindings/*" \
+				"$p/scripts/dtc/include-prefixes/*" ||
 				{ rm -rf "$tmp"; die "could not unpack $TEO_DEBIAN_TARBALL"; }
 			rm -rf "$dest"
 			mv "$tmp/$p" "$dest"
@@ -367,7 +368,7 @@ cmd_check() {
 	dir=$TEO_CACHE/replay/check
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	# The contract check under ASan on one core, the gates on the other.
+	# The contract check under ASan next to the gates' two processes.
 	run_contract "$out/idle-replay-asan" "$dir" > "$dir/contract.out" 2>&1 &
 	fuzz_pid=$!
 	check_gates "$out/idle-replay" "$dir/gates.log" "${targets[@]}"

@@ -109,8 +109,7 @@ static int parse_state(struct parse *ps)
 		return perr(ps, "more than 64 states");
 	if (!name)
 		return perr(ps, "truncated line: state name missing");
-	if (strlen(name) >= CPUIDLE_NAME_LEN)
-		return perr(ps, "state name longer than 15 characters (CPUIDLE_NAME_LEN)");
+	/* Longer names are cut to CPUIDLE_NAME_LEN - 1, as drivers copy them. */
 	if (parse_us(ps, strtok(NULL, " \t"), "exit latency", &st->exit_latency_ns) ||
 	    parse_us(ps, strtok(NULL, " \t"), "target residency",
 		     &st->target_residency_ns) ||
@@ -120,8 +119,8 @@ static int parse_state(struct parse *ps)
 	p->listed++;
 	if (!kept)
 		return 0;
-	snprintf(p->names[i], CPUIDLE_NAME_LEN, "%s", name);
-	snprintf(st->name, CPUIDLE_NAME_LEN, "%s", name);
+	snprintf(p->names[i], CPUIDLE_NAME_LEN, "%.*s", CPUIDLE_NAME_LEN - 1, name);
+	snprintf(st->name, CPUIDLE_NAME_LEN, "%.*s", CPUIDLE_NAME_LEN - 1, name);
 	st->exit_latency = st->exit_latency_ns / NSEC_PER_USEC;
 	st->target_residency = st->target_residency_ns / NSEC_PER_USEC;
 	if (st->flags & CPUIDLE_FLAG_OFF)

@@ -348,7 +348,7 @@ static void gp_sweep(FILE *f, const struct corpus *c, const char *kind)
 
 	fprintf(f, "set output 'sweep-%s.svg'\nset title '%s wakeups at a fixed interval (S6, POWER10)'\n"
 		"set xlabel 'wakeup interval (us)'\nset ylabel '%% of idle entries'\n"
-		"set logscale x\nunset logscale y\nset yrange [0:*]\nset xtics auto\nplot ", kind, kind);
+		"set logscale x\nunset logscale y\nset yrange [0:*]\nset xrange [*:*]\nset xtics auto\nplot ", kind, kind);
 	for (g = 1; g < c->ng; g++)
 		fprintf(f, "%s'sweep-%s.dat' using 1:%d with linespoints lc %d dt 1 title '%s above', "
 			"'' using 1:%d with linespoints lc %d dt 2 title '%s below'",
@@ -363,7 +363,7 @@ static void gp_energy(FILE *f, const struct corpus *c)
 
 	fprintf(f, "set output 'energy-latency.svg'\nset title 'every scenario on its own platform'\n"
 		"set xlabel 'added wakeup latency, mean (us)'\nset ylabel 'idle energy, %% of the yardstick'\n"
-		"set logscale x\nset logscale y\nset yrange [*:*]\nset xtics auto\nplot ");
+		"set logscale x\nset logscale y\nset yrange [*:*]\nset xrange [*:*]\nset xtics auto\nplot ");
 	for (g = 0; g < c->ng; g++)
 		fprintf(f, "%s'energy-latency.dat' index %d using ($1+0.1):2 with points pt %d ps 0.8 title '%s'",
 			g ? ", \\\n     " : "", g, 5 + g, c->gov[g]->label);
@@ -417,9 +417,10 @@ static void corpus_plot(const struct corpus *c, const struct fam_stats *fs,
 		fprintf(f, "\n\n");
 	}
 	fclose(f);
-	fprintf(gp, "set output 'corpus-%s.svg'\nset title '%s over the %d tables of the corpus, per family'\n"
-		"unset logscale x\nset logscale y\nset yrange [*:*]\nset ylabel '%s'\nset xtics (",
-		what, what, c->np, miss ? "miss, % of entries (+0.01)" :
+	fprintf(gp, "set output 'corpus-%s.svg'\nset title '%s over the %d tables of the corpus, per family (min, quartiles, max)'\n"
+		"unset logscale x\nset logscale y\nset yrange [*:*]\nset xrange [0.5:%d.5]\n"
+		"set xlabel 'scenario family'\nset ylabel '%s'\nset xtics (",
+		what, what, c->np, fs->nf, miss ? "miss, % of entries (+0.01)" :
 		"energy, % of the yardstick");
 	for (fi = 0; fi < fs->nf; fi++)
 		fprintf(gp, "%s'%s' %d", fi ? ", " : "", fs->fam[fi], fi + 1);

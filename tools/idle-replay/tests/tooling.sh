@@ -24,7 +24,7 @@ result() {
 check_gates() {
 	local bin=$1 log=$2 rc=0
 	shift 2
-	"$bin" check --jobs 1 "${data_args[@]}" --gates "$GATES" \
+	"$bin" check --jobs 2 "${data_args[@]}" --gates "$GATES" \
 		--intended "$INTENDED" --kunit "$KUNIT_SRC" "$@" >"$log" 2>&1 || rc=$?
 	grep -E '^(DIVERGENCE|- BELOW|\*\*(PASSED|FAILED)|Targets missed|Mean over|gates:)' "$log" |
 		sed 's/^/  /' | head -40 || true
@@ -165,6 +165,9 @@ no_leaks() {
 	"$asan" list >/dev/null 2>>"$dir/leak.log" || rc=1
 	unset ASAN_OPTIONS
 	result "$rc" "no ASan/LeakSanitizer report on valid validate, run, report and list (log: $dir/leak.log)"
+	rc=0
+	(cd "$dir/leak-report" && gnuplot plots.gp) >/dev/null 2>&1 || rc=1
+	result "$rc" "a report of one family (S4, no S6 sweep) plots with gnuplot"
 }
 
 # $1: expected exit status; then the command.  It must print one error
