@@ -251,6 +251,19 @@ overhead_playback() {
 	result "$rc" "overhead: the recorded calls play back to the same decisions"
 }
 
+# The lab builds no kernel: it must not wait for the kernel build lock.
+no_build_lock() {
+	local dir=$1 rc=0 holder
+	(exec 9>"$dir/build.lock" && flock 9 && exec sleep 300) &
+	holder=$!
+	sleep 0.2
+	TEO_LOCK=$dir/build.lock timeout 120 "$TEO_REPO/scripts/replay.sh" list \
+		>/dev/null 2>&1 || rc=1
+	kill "$holder" 2>/dev/null || true
+	wait "$holder" 2>/dev/null || true
+	result "$rc" "replay.sh runs while another process holds the kernel build lock"
+}
+
 tooling_tests() {
 	local out=$1 dir=$2
 	bad_files "$out/idle-replay" "$dir"
@@ -261,5 +274,6 @@ tooling_tests() {
 	script_arguments "$dir"
 	mirror_sources "$dir"
 	overhead_playback "$out/idle-replay"
+	no_build_lock "$dir"
 	diff_self
 }
