@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The replay lab (tools/idle-replay): build it against the base tree and run
-# the report, the deterministic checks, or the trace converter.
+# The replay lab (tools/idle-replay): build it against the base tree and the
+# newest mainline tree, and run the report, the gates, the targets, the
+# strict differential, the overhead measurement or the trace converter.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -11,6 +12,10 @@ FUZZ_SEED=1
 # Governors whose contract violations fail the check (the baselines' are
 # findings to report, not failures of ours).
 MUST_PASS=oracle,teo
+GATES=$LAB/gates.conf
+INTENDED=$LAB/intended-differences
+KUNIT_SRC=$TEO_REPO/drivers/cpuidle/governors/tests/teo_kunit.c
+SCENARIO_FAMILIES="S1 S2 S3 S4 S5 S6 S7 S8 S9 P X"
 
 usage() {
 	cat <<EOF
@@ -18,121 +23,290 @@ usage: $teo_prog COMMAND [options]
 
 Commands:
   report [--out DIR] [--gov LABEL=PATH]... [--scenario NAME|FAMILY]
-        Replay every scenario through the oracle, our teo, 6.12's teo and
-        menu (plus any governor source given with --gov) and write
-        report.md, results.tsv and SVG plots to DIR (default
-        \$TEO_CACHE/replay/report).  Prints the report.
-  check
-        The deterministic gates: differential check (our teo against
-        6.12's, every decision of every scenario on every platform),
-        regression gate, randomized contract check under ASan/UBSan
-        ($FUZZ_DECISIONS decisions per governor), bad-input and converter
-        tests.  Exits non-zero on any failure.
-  convert [--hz N] INPUT OUTPUT
-        Turn 'perf script' or 'trace-cmd report' text (power:cpu_idle,
-        irq, timer and sched_switch events) into a trace file; OUTPUT '-'
-        writes to standard output.
+        Replay every scenario on every table of the corpus through the
+        oracle, our teo, the base tree's and the newest mainline tree's teo
+        and menu, seed 001 as a variant of the base teo, and any governor
+        source given with --gov; write report.md, results.tsv and SVG plots
+        to DIR (default \$TEO_CACHE/replay/report) and print the report.
+  check [--targets]
+        The gates (exit 1 on a failure): the oracle gate, the regression gate
+        against every baseline (tools/idle-replay/gates.conf), the intended
+        differences from the base teo (tools/idle-replay/intended-differences),
+        the randomized contract check under ASan/UBSan ($FUZZ_DECISIONS
+        decisions per governor), bad-input, converter and tooling tests.
+        --targets: the targets are a gate too.
+  targets
+        The targets table our teo is judged by; exit 1 if one is missed.
   diff OLD.c NEW.c
         Compile two governor sources (each with the headers next to it, so
         a kernel tree's teo.c builds with that tree's gov.h) and compare
         their state and tick decisions at every step of every scenario on
-        every platform and on random tables.  Prints the counts on one
-        line: "differential: R runs, D decisions, N divergent" (N counts
-        the runs and random cases that diverge anywhere; plus the
-        first divergences) and exits 0 whether or not they diverge; 1 on
-        an error.  Used to check "no functional change" claims.
+        every table and on random tables.  Prints the first divergences and
+        one line: "differential: R runs, D decisions, N divergent" (N counts
+        the runs and random cases that diverge anywhere); exits 0 whether or
+        not they diverge, 1 on an error.  Proves "no functional change".
+  overhead [--rounds N]
+        ns per select+reflect of each governor, side by side (informational).
+  convert [--hz N] INPUT OUTPUT
+        Turn 'perf script' or 'trace-cmd report' text (power:cpu_idle,
+        irq, timer and sched_switch events) into a trace file; OUTPUT '-'
+        writes to standard output.
   run ARGS...   pass ARGS to the tool's run command (see 'list')
   list          governors, platforms and scenarios
 
 Options:
   --help        show this text
 
-Environment: KERNEL_SRC (base tree; default: scripts/prepare-tree.sh's),
-TEO_CACHE (default <repo>/.cache).  The tool's own help: tools/idle-replay/README.
+Environment: KERNEL_SRC (base tree; default: Debian's $TEO_DEBIAN_PKG),
+TEO_MAINLINE_SRC (a mainline tree, or 'none'; default: the newest Debian
+ships, fetched once by scripts/fetch-source.sh --newest), TEO_CORPUS
+(more folders of .plat files, ':'-separated), TEO_CACHE (default
+<repo>/.cache).  The lab: tools/idle-replay/README.
 EOF
 }
 
-# Path of the pristine base tree whose teo.c and menu.c are the baselines.
-# The lab only reads it, so once Debian's tree is unpacked it does not go
-# through prepare-tree.sh (whose lock a kernel build may hold for long).
-base_tree() {
-	local slot debian=$TEO_CACHE/base/$TEO_DEBIAN_PKG
-	if [ -n "${KERNEL_SRC:-}" ]; then
-		(cd "$KERNEL_SRC" 2>/dev/null && pwd) ||
-			die "KERNEL_SRC=$KERNEL_SRC does not exist"
-	elif [ -f "$debian/.teo-unpacked" ]; then
-		printf '%s\n' "$debian"
-	else
-		slot=$("$TEO_REPO/scripts/prepare-tree.sh") ||
-			die "scripts/prepare-tree.sh failed"
-		cat "$slot/base"
+# Usage errors: one line, exit 2, before anything is built.
+usage_error() {
+	printf '%s: error: %s\n' "$teo_prog" "$*" >&2
+	exit 2
+}
+
+# --- trees -------------------------------------------------------------------
+
+# Does tree $1 have what the lab reads?  Prints the reason if not.
+lab_tree_problem() {
+	local f
+	for f in Makefile drivers/cpuidle/governors/teo.c \
+		 drivers/cpuidle/governors/menu.c drivers/cpuidle/governors/gov.h; do
+		[ -f "$1/$f" ] || { printf 'has no %s\n' "$f"; return 0; }
+	done
+	kernel_version "$1" >/dev/null || printf 'has no VERSION/PATCHLEVEL in its Makefile\n'
+}
+
+# Unpack the parts of Debian's base tarball the lab reads, without the
+# kernel build lock (the lab builds no kernel): governors, idle drivers,
+# device trees and what they include.
+lab_partial_base() {
+	local dest=$TEO_CACHE/replay/base/$TEO_DEBIAN_PKG tmp p=$TEO_DEBIAN_PKG
+	if [ ! -f "$dest/.teo-unpacked" ]; then
+		[ -f "$TEO_DEBIAN_TARBALL" ] ||
+			die "no base tree: set KERNEL_SRC, or install $TEO_DEBIAN_PKG (scripts/deps.sh)"
+		need_cmd tar xz flock
+		mkdir -p "$TEO_CACHE/replay/base"
+		exec 7>>"$TEO_CACHE/replay/base/.unpack.lock"
+		flock 7
+		if [ ! -f "$dest/.teo-unpacked" ]; then
+			note "unpacking the lab's part of $TEO_DEBIAN_TARBALL (once)"
+			tmp=$(mktemp -d "$TEO_CACHE/replay/base/unpack.XXXXXX")
+			tar -xJf "$TEO_DEBIAN_TARBALL" -C "$tmp" --wildcards \
+				"$p/Makefile" "$p/drivers/cpuidle/*" "$p/drivers/idle/*" \
+				"$p/arch/*/boot/dts/*" "$p/include/dt-bindings/*" \
+				"$p/scripts/dtc/include-prefixes/*" ||
+				{ rm -rf "$tmp"; die "could not unpack $TEO_DEBIAN_TARBALL"; }
+			rm -rf "$dest"
+			mv "$tmp/$p" "$dest"
+			rm -rf "$tmp"
+			touch "$dest/.teo-unpacked"
+		fi
+		exec 7>&-
 	fi
+	printf '%s\n' "$dest"
 }
 
-# The lab's results do not depend on the machine's load, but its builds and
-# runs would disturb a benchmark or slow a kernel build: take the build lock
-# for the rest of the command, once the base tree is known (prepare-tree.sh
-# may need the lock itself).
-hold_machine() {
-	base_tree >/dev/null
-	build_lock
+# The pristine base tree whose teo.c and menu.c are baselines.
+base_tree() {
+	local dir problem debian=$TEO_CACHE/base/$TEO_DEBIAN_PKG
+	if [ -n "${KERNEL_SRC:-}" ]; then
+		[ -d "$KERNEL_SRC" ] || die "KERNEL_SRC=$KERNEL_SRC is not a folder"
+		dir=$(cd "$KERNEL_SRC" && pwd)
+	elif [ -f "$debian/.teo-unpacked" ]; then
+		dir=$debian
+	else
+		dir=$(lab_partial_base) || exit 1
+	fi
+	problem=$(lab_tree_problem "$dir")
+	[ -z "$problem" ] || die "base tree $dir $problem"
+	printf '%s\n' "$dir"
 }
 
-# Build the lab (targets: fast, asan) with extra governors $1; print the
+# The newest mainline tree: fetched once ($1 = fetch) or only if cached.
+mainline_tree() {
+	local dir problem
+	case ${TEO_MAINLINE_SRC:-} in
+	none) return 0 ;;
+	"")
+		if [ "$1" = fetch ]; then
+			dir=$("$TEO_REPO/scripts/fetch-source.sh" --newest) ||
+				die "cannot fetch the mainline baseline (no network?); TEO_MAINLINE_SRC=none runs without it"
+		else
+			dir=$("$TEO_REPO/scripts/fetch-source.sh" --newest --cached 2>/dev/null) || return 0
+		fi ;;
+	*)
+		[ -d "$TEO_MAINLINE_SRC" ] || die "TEO_MAINLINE_SRC=$TEO_MAINLINE_SRC is not a folder"
+		dir=$(cd "$TEO_MAINLINE_SRC" && pwd) ;;
+	esac
+	problem=$(lab_tree_problem "$dir")
+	[ -z "$problem" ] || die "mainline tree $dir $problem"
+	printf '%s\n' "$dir"
+}
+
+# "X.Y" of tree $1.
+tree_xy() {
+	local v
+	v=$(kernel_version "$1")
+	printf '%s\n' "${v%.*}"
+}
+
+# --- governors and the build ---------------------------------------------------
+
+extra=""		# label=path ... of --gov
+extra_labels=" "
+
+# Check one --gov LABEL=PATH (before anything is built) and add it.
+add_gov() {
+	local label path
+	case $1 in
+	*=*) ;;
+	*) usage_error "--gov wants LABEL=PATH, got '$1'" ;;
+	esac
+	label=${1%%=*}
+	path=${1#*=}
+	case $label in
+	""|*[!A-Za-z0-9._-]*) usage_error "--gov label '$label' is not a plain name (letters, digits, . _ -)" ;;
+	oracle|teo|teo-[0-9]*|menu-[0-9]*) usage_error "--gov label '$label' is taken by the lab (oracle, teo, teo-X.Y, menu-X.Y)" ;;
+	esac
+	case $extra_labels in
+	*" $label "*) usage_error "--gov label '$label' given twice" ;;
+	esac
+	case $path in
+	*[[:space:]=]*) usage_error "--gov $label: the path must not contain spaces or '=' (make cannot build it): '$path'" ;;
+	esac
+	[ -f "$path" ] || usage_error "--gov $label: no such file: '$path'"
+	extra_labels="$extra_labels$label "
+	extra="$extra $label=$(cd "$(dirname "$path")" && pwd)/$(basename "$path")"
+}
+
+# Seed 001 ("avoid selecting the deepest idle state over-eagerly") applied to
+# a copy of base tree $1's teo.c in the cache, next to a copy of its gov.h;
+# prints the copy.  The patched file is never part of the repository.
+seed001_source() {
+	local base=$1 src=$1/drivers/cpuidle/governors dir key
+	local old='if (2 \* idx_intercept_sum > cpu_data->total - idx_hit_sum) {'
+	local new='if (2 * (idx_intercept_sum + idx_hit_sum) > cpu_data->total) {'
+	key=$(cat "$src/teo.c" "$src/gov.h" | sha1sum | cut -c1-12)
+	dir=$TEO_CACHE/replay/variants/seed001-$key
+	if [ ! -f "$dir/teo.c" ]; then
+		mkdir -p "$dir"
+		cp "$src/gov.h" "$dir/gov.h"
+		sed "s/$old/$new/" "$src/teo.c" > "$dir/teo.c.tmp"
+		if cmp -s "$src/teo.c" "$dir/teo.c.tmp" || ! grep -qF "$new" "$dir/teo.c.tmp"; then
+			rm -rf "$dir"
+			die "seed 001 does not apply to $src/teo.c (the intercept test differs)"
+		fi
+		mv "$dir/teo.c.tmp" "$dir/teo.c"
+	fi
+	printf '%s\n' "$dir/teo.c"
+}
+
+# Build the lab (targets: idle-replay, idle-replay-asan) with base tree
+# $base, mainline tree $mainline and extra governors $extra; print the
 # build folder.
 build() {
-	local extra=$1 base key out target
-	shift
+	local key out jobs=2
 	need_cmd make gcc sha1sum
-	base=$(base_tree)
-	for target in teo.c menu.c gov.h; do
-		[ -f "$base/drivers/cpuidle/governors/$target" ] ||
-			die "$base has no drivers/cpuidle/governors/$target"
-	done
-	key=$(printf '%s\n%s\n' "$base" "$extra" | sha1sum | cut -c1-12)
+	key=$(printf '%s\n%s\n%s\n' "$base" "$mainline" "$extra" | sha1sum | cut -c1-12)
 	out=$TEO_CACHE/replay/build-$key
-	mkdir -p "$out"
-	for target in "$@"; do
-		make -s -C "$LAB" BASE="$base" O="$out" GOV_EXTRA="$extra" \
-			"$out/$target" >&2 || die "building the replay lab failed"
-	done
+	mkdir -p "$out" 2>/dev/null || die "cannot create $out; set TEO_CACHE to a writable folder"
+	make -s -j"$jobs" -C "$LAB" BASE="$base" MAINLINE="$mainline" O="$out" \
+		GOV_EXTRA="${extra# }" "${@/#/$out/}" >&2 ||
+		die "building the replay lab failed"
 	printf '%s\n' "$out"
 }
 
-# --- report -----------------------------------------------------------------
+# Find the trees: base, and mainline ($1: fetch, or cached).
+trees() {
+	base=$(base_tree) || exit 1
+	mainline=$(mainline_tree "$1") || exit 1
+	if [ -n "$mainline" ] && [ "$(tree_xy "$mainline")" = "$(tree_xy "$base")" ]; then
+		note "the mainline tree is Linux $(tree_xy "$base") like the base tree: no separate mainline baselines"
+		mainline=""
+	fi
+	return 0
+}
+
+# --data arguments: the hand-written tables, the tables extracted from the
+# trees (once extract-tables.py is there), and TEO_CORPUS.
+data_args=()
+corpus() {
+	local tree out key dir rest
+	data_args=(--data "$LAB/platforms")
+	if [ -f "$LAB/extract-tables.py" ]; then
+		need_cmd python3
+		for tree in "$base" $mainline; do
+			key=$(printf '%s\n' "$tree" | cat - "$LAB/extract-tables.py" | sha1sum | cut -c1-12)
+			out=$TEO_CACHE/replay/corpus/$(tree_xy "$tree")-$key
+			if [ ! -f "$out/INDEX" ]; then
+				rm -rf "$out.tmp"
+				mkdir -p "$out.tmp"
+				python3 "$LAB/extract-tables.py" "$tree" "$out.tmp" >&2 ||
+					die "extract-tables.py failed on $tree"
+				rm -rf "$out"
+				mv "$out.tmp" "$out"
+			fi
+			data_args+=(--data "$out")
+		done
+	fi
+	rest=${TEO_CORPUS:-}
+	while [ -n "$rest" ]; do
+		dir=${rest%%:*}
+		[ "$dir" = "$rest" ] && rest="" || rest=${rest#*:}
+		[ -z "$dir" ] && continue
+		[ -d "$dir" ] || die "TEO_CORPUS: $dir is not a folder"
+		data_args+=(--data "$(cd "$dir" && pwd)")
+	done
+}
+
+# A scenario name or family, checked for its form before the build (the
+# tool checks that it exists).
+check_scenario_arg() {
+	case " $SCENARIO_FAMILIES " in
+	*" $1 "*) return 0 ;;
+	esac
+	[[ $1 =~ ^(s[1-9]|p|x)-[a-z0-9-]+$ ]] ||
+		usage_error "--scenario '$1' is neither a family ($SCENARIO_FAMILIES) nor a scenario name (s4-fio-nvme, ...; see 'list')"
+}
+
+# --- report --------------------------------------------------------------------
 
 cmd_report() {
-	local out=$TEO_CACHE/replay/report extra="" args=() bin tmp label
+	local out=$TEO_CACHE/replay/report args=() bin tmp seed
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--out) [ $# -ge 2 ] || die "--out needs a folder"; out=$2; shift ;;
-		--gov)
-			[ $# -ge 2 ] || die "--gov needs LABEL=PATH"
-			case $2 in
-			*=*) ;;
-			*) die "--gov wants LABEL=PATH, got '$2'" ;;
-			esac
-			label=${2%%=*}
-			case $label in
-			oracle|teo|teo-6.12|menu-6.12|*[!A-Za-z0-9._-]*|"")
-				die "--gov label '$label' is taken or not a plain name" ;;
-			esac
-			[ -f "${2#*=}" ] || die "--gov $2: no such file"
-			extra="$extra $label=$(cd "$(dirname "${2#*=}")" && pwd)/$(basename "${2#*=}")"
-			shift ;;
-		--scenario) [ $# -ge 2 ] || die "--scenario needs a name"; args+=(--scenario "$2"); shift ;;
+		--out) [ $# -ge 2 ] || usage_error "--out needs a folder"; out=$2; shift ;;
+		--gov) [ $# -ge 2 ] || usage_error "--gov needs LABEL=PATH"; add_gov "$2"; shift ;;
+		--scenario)
+			[ $# -ge 2 ] || usage_error "--scenario needs a name or a family"
+			check_scenario_arg "$2"
+			args+=(--scenario "$2"); shift ;;
 		--help|-h) usage; exit 0 ;;
-		*) die "report: unknown argument '$1'" ;;
+		*) usage_error "report: unknown argument '$1'" ;;
 		esac
 		shift
 	done
+	case $out in
+	*[[:space:]]*) usage_error "--out: the folder must not contain spaces: '$out'" ;;
+	esac
 	need_cmd gnuplot
-	hold_machine
-	bin=$(build "${extra# }" idle-replay)/idle-replay
-	mkdir -p "$(dirname "$out")"
-	tmp=$(mktemp -d "$out.tmp.XXXXXX")
+	trees fetch
+	seed=$(seed001_source "$base")
+	extra="$extra teo-$(tree_xy "$base")-seed001=$seed"
+	corpus
+	bin=$(build idle-replay)/idle-replay || exit 1
+	mkdir -p "$(dirname "$out")" || die "cannot create $(dirname "$out")"
+	tmp=$(mktemp -d "$out.tmp.XXXXXX") || die "cannot write next to $out"
 	# Write everything aside and swap it in, so a failure leaves no report.
-	if ! "$bin" report --out "$tmp" "${args[@]}" >&2 ||
+	if ! "$bin" report --out "$tmp" --jobs 2 "${data_args[@]}" "${args[@]}" \
+		--gates "$GATES" --intended "$INTENDED" --kunit "$KUNIT_SRC" >&2 ||
 	   ! (cd "$tmp" && gnuplot plots.gp); then
 		rm -rf "$tmp"
 		die "the report failed; nothing was written"
@@ -143,174 +317,131 @@ cmd_report() {
 	note "report: $out/report.md (plots: $out/*.svg, data: $out/results.tsv)"
 }
 
-# --- check ------------------------------------------------------------------
-
-passed=0
-failed=0
-
-result() {
-	local ok=$1
-	shift
-	if [ "$ok" = 0 ]; then
-		passed=$((passed + 1))
-		printf 'PASS %s\n' "$*"
-	else
-		failed=$((failed + 1))
-		printf 'FAIL %s\n' "$*"
-	fi
+cmd_targets() {
+	local bin
+	[ $# -eq 0 ] || { [ "$1" = --help ] && { usage; exit 0; }; usage_error "targets takes no arguments"; }
+	trees fetch
+	corpus
+	bin=$(build idle-replay)/idle-replay || exit 1
+	"$bin" targets --jobs 2 "${data_args[@]}"
 }
 
-check_differential() {
-	local bin=$1 log=$2 rc=0
-	"$bin" check >"$log" 2>&1 || rc=$?
-	grep -E '^(DIVERGENCE|GATE)' "$log" | head -20 || true
-	grep -E '^(differential|regression gate|speed)' "$log" || true
-	result "$rc" "differential check and regression gate (log: $log)"
-}
-
-# UBSan reports name the source file; ours and the lab must have none.
-sanitizer_findings() {
-	local log=$1
-	grep -E 'runtime error|ERROR: AddressSanitizer|ERROR: LeakSanitizer' "$log" |
-		sed 's/^/    /' | head -10 || true
-}
-
-own_sanitizer_errors() {
-	local log=$1
-	grep -E 'runtime error' "$log" | grep -E "($TEO_REPO/drivers|$LAB)" || true
-}
-
-check_contract() {
-	local asan=$1 dir=$2 gov log rc
-	for gov in oracle teo teo-6.12 menu-6.12; do
-		log=$dir/fuzz-$gov.log
-		rc=0
-		ASAN_OPTIONS=exitcode=86:detect_leaks=1 \
-		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=0 \
-			"$asan" fuzz --gov "$gov" --decisions "$FUZZ_DECISIONS" \
-			--seed "$FUZZ_SEED" --must-pass "$MUST_PASS" >"$log" 2>&1 || rc=$?
-		sed -n '2,$p' "$log" | grep -vE '^(    |SUMMARY|=)' | sed 's/^/  /' | head -24
-		sanitizer_findings "$log"
-		case $MUST_PASS, in
-		*"$gov",*)
-			[ -z "$(own_sanitizer_errors "$log")" ] || rc=1
-			result "$rc" "contract check of $gov under ASan/UBSan (log: $log)" ;;
-		*)
-			[ "$rc" = 0 ] || note "baseline $gov: exit $rc, findings above (not a failure of ours)"
-			result 0 "contract check of $gov ran under ASan/UBSan; violations above are findings (log: $log)" ;;
+cmd_overhead() {
+	local bin rounds=()
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--rounds)
+			if [ $# -lt 2 ] || ! [[ $2 =~ ^[1-9][0-9]{0,3}$ ]]; then
+				usage_error "--rounds wants a number of rounds, 1..9999"
+			fi
+			rounds=(--rounds "$2"); shift ;;
+		--help|-h) usage; exit 0 ;;
+		*) usage_error "overhead: unknown argument '$1'" ;;
 		esac
+		shift
 	done
+	trees fetch
+	bin=$(build idle-replay)/idle-replay || exit 1
+	"$bin" overhead "${rounds[@]}"
 }
 
-# Expect $bin validate FILE to fail with "FILE:LINE: reason" from the file's
-# "# expect: LINE: reason" line.
-check_bad_file() {
-	local bin=$1 file=$2 want err rc=0
-	want=$(sed -n 's/^# expect: //p' "$file" | head -1)
-	err=$("$bin" validate "$file" 2>&1 >/dev/null) || rc=$?
-	if [ "$rc" = 1 ] && [[ $err == *"$file:$want"* ]]; then
-		result 0 "bad input rejected: $file:$want"
-	else
-		result 1 "bad input $file: wanted '$file:$want', got exit $rc: $err"
-	fi
-}
+# --- check ---------------------------------------------------------------------
 
-check_converter() {
-	local bin=$1 dir=$2 in name rc
-	for in in "$LAB"/tests/data/*.txt; do
-		name=$(basename "$in" .txt)
-		rc=0
-		"$bin" convert "$in" "$dir/$name.trace" 2>/dev/null || rc=$?
-		[ "$rc" = 0 ] && diff -u "$LAB/tests/data/$name.trace" "$dir/$name.trace" >&2 || rc=1
-		[ "$rc" = 0 ] && "$bin" run --trace "$dir/$name.trace" --platform rk3399 >/dev/null || rc=1
-		result "$rc" "converter: $name.txt gives tests/data/$name.trace, which replays"
-	done
-	in=$LAB/tests/bad/perf-bad-cpu.txt
-	rc=0
-	if "$bin" convert "$in" "$dir/bad.trace" 2>"$dir/bad.err" ||
-	   [ -e "$dir/bad.trace" ] || [ -e "$dir/bad.trace.tmp" ] ||
-	   ! grep -q "perf-bad-cpu.txt:2: cpu 999 out of range" "$dir/bad.err"; then
-		rc=1
-	fi
-	result "$rc" "converter: bad input named with its line, nothing written"
-}
-
-check_missing_api() {
-	local out=$1 err rc=0
-	err=$(make -s -C "$LAB" BASE="$(base_tree)" O="$out" probe \
-		SRC="$LAB/tests/bad/needs-missing-api.c" LABEL=probe 2>&1) && rc=1
-	[[ $err == *"needs kernel API the shim lacks: function tick_nohz_get_next_hrtimer()"* ]] || rc=1
-	result "$rc" "a governor needing an API the shim lacks fails to build, naming it"
-}
+# The check's steps and the tooling tests.
+# shellcheck source=tools/idle-replay/tests/tooling.sh
+. "$LAB/tests/tooling.sh"
 
 cmd_check() {
-	local out dir f
-	[ $# -eq 0 ] || { [ "$1" = --help ] && { usage; exit 0; }; die "check takes no arguments"; }
-	hold_machine
-	out=$(build "" idle-replay idle-replay-asan)
+	local out dir targets=() start=$SECONDS fuzz_pid rc=0
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--targets) targets=(--targets) ;;
+		--help|-h) usage; exit 0 ;;
+		*) usage_error "check: unknown argument '$1'" ;;
+		esac
+		shift
+	done
+	trees fetch
+	corpus
+	out=$(build idle-replay idle-replay-asan) || exit 1
+	note "built the lab ($((SECONDS - start)) s)"
 	dir=$TEO_CACHE/replay/check
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	check_differential "$out/idle-replay" "$dir/differential.log"
-	check_contract "$out/idle-replay-asan" "$dir"
-	for f in "$LAB"/tests/bad/*.plat "$LAB"/tests/bad/*.trace; do
-		check_bad_file "$out/idle-replay" "$f"
-	done
-	check_converter "$out/idle-replay" "$dir"
-	check_missing_api "$out"
-	printf '%s passed, %s failed\n' "$passed" "$failed"
+	# The contract check under ASan next to the gates' two processes.
+	run_contract "$out/idle-replay-asan" "$dir" > "$dir/contract.out" 2>&1 &
+	fuzz_pid=$!
+	check_gates "$out/idle-replay" "$dir/gates.log" "${targets[@]}"
+	wait "$fuzz_pid" || rc=$?
+	cat "$dir/contract.out"
+	result "$rc" "contract check of every governor under ASan/UBSan (logs: $dir/fuzz-*.log)"
+	note "gates and contract check done ($((SECONDS - start)) s)"
+	tooling_tests "$out" "$dir"
+	printf '%s passed, %s failed (%s s)\n' "$passed" "$failed" "$((SECONDS - start))"
 	[ "$failed" = 0 ]
 }
 
-# --- diff -------------------------------------------------------------------
+# --- diff ----------------------------------------------------------------------
 
-# Absolute path of an existing file $1, or die naming the option $2.
+# Absolute path of an existing file $1, or a usage error naming $2.
 abs_file() {
-	[ -f "$1" ] || die "$2: no such file: $1"
+	[ -f "$1" ] || usage_error "$2: no such file: '$1'"
 	printf '%s/%s\n' "$(cd "$(dirname "$1")" && pwd)" "$(basename "$1")"
 }
 
 cmd_diff() {
 	local old new bin log counts
 	[ "${1:-}" != --help ] || { usage; exit 0; }
-	[ $# -eq 2 ] || die "diff needs OLD.c and NEW.c"
-	old=$(abs_file "$1" "diff OLD")
-	new=$(abs_file "$2" "diff NEW")
+	[ $# -eq 2 ] || usage_error "diff needs OLD.c and NEW.c"
+	old=$(abs_file "$1" "diff OLD") || exit 2
+	new=$(abs_file "$2" "diff NEW") || exit 2
 	case "$old$new" in
-	*[[:space:]=]*) die "diff: paths must not contain spaces or '='" ;;
+	*[[:space:]=]*) usage_error "diff: paths must not contain spaces or '='" ;;
 	esac
-	bin=$(build "old=$old new=$new" idle-replay)/idle-replay
+	trees cached
+	corpus
+	extra="old=$old new=$new"
+	bin=$(build idle-replay)/idle-replay || exit 1
 	log=$(mktemp)
-	# Exit 1 also means "diverged or failed the gate": judge by the output.
-	"$bin" check --diff old,new >"$log" 2>&1 || true
-	grep -E '^DIVERGENCE' "$log" | head -5 || true
-	counts=$(awk '
-		/^differential old vs new: / { runs = $5; dec = $10; div += $13; n++ }
-		/^differential old vs new on random tables: / { div += $(NF - 1); n++ }
-		END { if (n == 2) printf "differential: %d runs, %d decisions, %d divergent\n", runs, dec, div }' "$log")
-	if [ -z "$counts" ]; then
+	if ! "$bin" diff --diff old,new "${data_args[@]}" >"$log" 2>&1; then
 		sed 's/^/    /' "$log" | head -20 >&2
 		rm -f "$log"
 		die "the differential run failed"
 	fi
+	grep -E '^DIVERGENCE' -A6 "$log" | head -40 || true
+	counts=$(awk '
+		/^differential old vs new: / { runs = $5; dec = $10; div += $13; n++ }
+		/^differential old vs new on random tables: / { div += $(NF - 1); n++ }
+		END { if (n == 2) printf "differential: %d runs, %d decisions, %d divergent\n", runs, dec, div }' "$log")
 	rm -f "$log"
+	[ -n "$counts" ] || die "the differential printed no counts"
 	printf '%s\n' "$counts"
 }
 
-# --- convert, run, list -----------------------------------------------------
+# --- convert, run, list --------------------------------------------------------
 
 cmd_convert() {
 	local hz=250 bin tmp
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--hz) [ $# -ge 2 ] || die "--hz needs a value"; hz=$2; shift ;;
+		--hz)
+			[ $# -ge 2 ] || usage_error "--hz needs a value"
+			case $2 in
+			100|250|300|1000) hz=$2 ;;
+			*) usage_error "--hz wants 100, 250, 300 or 1000, got '$2'" ;;
+			esac
+			shift ;;
 		--help|-h) usage; exit 0 ;;
+		-) break ;;
+		-*) usage_error "convert: unknown option '$1'" ;;
 		*) break ;;
 		esac
 		shift
 	done
-	[ $# -eq 2 ] || die "convert needs INPUT and OUTPUT"
-	bin=$(build "" idle-replay)/idle-replay
+	[ $# -eq 2 ] || usage_error "convert needs INPUT and OUTPUT"
+	[ "$1" = - ] || [ -f "$1" ] || usage_error "convert: no such file: '$1'"
+	trees cached
+	bin=$(build idle-replay)/idle-replay || exit 1
 	if [ "$2" != - ]; then
 		"$bin" convert --hz "$hz" "$1" "$2"
 		return
@@ -321,19 +452,43 @@ cmd_convert() {
 	rm -rf "$tmp"
 }
 
+cmd_tool() {
+	local cmd=$1 bin prev="" arg
+	shift
+	for arg in "$@"; do
+		[ "$prev" != --scenario ] || check_scenario_arg "$arg"
+		prev=$arg
+	done
+	trees cached
+	corpus
+	bin=$(build idle-replay)/idle-replay || exit 1
+	if [ "$cmd" = list ]; then
+		"$bin" list "${data_args[@]}" "$@"
+	else
+		"$bin" run "${data_args[@]}" "$@"
+	fi
+}
+
 main() {
 	local cmd
-	[ $# -gt 0 ] || { usage >&2; exit 2; }
+	if [ $# -eq 0 ]; then
+		usage >&2
+		usage_error "no command given"
+	fi
 	cmd=$1
 	shift
 	case $cmd in
 	report) cmd_report "$@" ;;
 	check) cmd_check "$@" ;;
+	targets) cmd_targets "$@" ;;
 	diff) cmd_diff "$@" ;;
+	overhead) cmd_overhead "$@" ;;
 	convert) cmd_convert "$@" ;;
-	run|list) "$(build "" idle-replay)/idle-replay" "$cmd" "$@" ;;
+	run|list)
+		[ "${1:-}" != --help ] || { usage; exit 0; }
+		cmd_tool "$cmd" "$@" ;;
 	--help|-h|help) usage ;;
-	*) usage >&2; die "unknown command '$cmd'" ;;
+	*) usage_error "unknown command '$cmd' (see --help)" ;;
 	esac
 }
 

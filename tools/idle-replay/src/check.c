@@ -263,6 +263,7 @@ static void random_scenario(struct rng *r, struct scenario *s, u64 seed)
 	s->seed = seed;
 	random_streams(r, s);
 	random_ctls(r, s);
+	scenario_finish(s);
 }
 
 /* Random case @k of the series @seed; @s->ctl must hold 400 entries. */

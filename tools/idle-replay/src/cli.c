@@ -25,11 +25,10 @@ static bool allowed_opt(const char *allowed, const char *opt)
 
 static u64 num_opt(const char *opt, const char *v)
 {
-	char *end;
-	unsigned long long x = strtoull(v, &end, 0);
+	unsigned long long x;
 
-	if (*end || end == v || v[0] == '-')
-		die("--%s wants a number, got '%s'", opt, v);
+	if (parse_decimal(v, ~0ULL, &x))
+		die("--%s wants a decimal number, got '%s'", opt, v);
 	return x;
 }
 
@@ -39,6 +38,9 @@ static void add_gov(struct cli *c, const char *label)
 
 	if (!g)
 		die("unknown governor '%s' (see 'idle-replay list')", label);
+	for (int i = 0; i < c->ngov; i++)
+		if (c->gov[i] == g)
+			die("--gov %s given twice", label);
 	if (c->ngov == MAX_GOVS)
 		die("too many --gov options");
 	c->gov[c->ngov++] = g;
@@ -48,13 +50,15 @@ static const struct {
 	const char *name;
 	size_t off;
 } text_opts[] = {
-	{ "data", offsetof(struct cli, data) },
 	{ "out", offsetof(struct cli, out) },
 	{ "scenario", offsetof(struct cli, scenario) },
 	{ "platform", offsetof(struct cli, platform) },
 	{ "trace", offsetof(struct cli, trace) },
 	{ "must-pass", offsetof(struct cli, must_pass) },
 	{ "diff", offsetof(struct cli, diff) },
+	{ "gates", offsetof(struct cli, gates) },
+	{ "intended", offsetof(struct cli, intended) },
+	{ "kunit", offsetof(struct cli, kunit) },
 };
 
 static void set_opt(struct cli *c, const char *opt, const char *v)
@@ -67,10 +71,18 @@ static void set_opt(struct cli *c, const char *opt, const char *v)
 			return;
 		}
 	}
-	if (!strcmp(opt, "decisions"))
+	if (!strcmp(opt, "data")) {
+		if (c->ndata == MAX_DATA_DIRS)
+			die("more than %d --data folders", MAX_DATA_DIRS);
+		c->data[c->ndata++] = v;
+	} else if (!strcmp(opt, "decisions"))
 		c->decisions = num_opt(opt, v);
 	else if (!strcmp(opt, "seed"))
 		c->seed = num_opt(opt, v);
+	else if (!strcmp(opt, "jobs"))
+		c->jobs = num_opt(opt, v);
+	else if (!strcmp(opt, "rounds"))
+		c->rounds = num_opt(opt, v);
 	else if (!strcmp(opt, "hz"))
 		c->hz = (int)num_opt(opt, v);
 	else if (!strcmp(opt, "gov"))
@@ -81,7 +93,7 @@ static void set_opt(struct cli *c, const char *opt, const char *v)
 
 struct cli cli_parse(int argc, char **argv, const char *allowed)
 {
-	struct cli c = { .data = REPLAY_DATA_DIR, .seed = 1 };
+	struct cli c = { .seed = 1, .jobs = 1 };
 	int i;
 
 	for (i = 0; i < argc; i++) {
@@ -94,7 +106,12 @@ struct cli cli_parse(int argc, char **argv, const char *allowed)
 			continue;
 		}
 		if (!allowed_opt(allowed, a + 2))
-			die("option %s is not known here (allowed: %s)", a, allowed);
+			die("option %s is not known here (allowed: %s)", a,
+			    *allowed ? allowed : "none");
+		if (!strcmp(a, "--targets")) {
+			c.targets = true;
+			continue;
+		}
 		if (i + 1 == argc)
 			die("option %s needs a value", a);
 		set_opt(&c, a + 2, argv[++i]);
@@ -103,6 +120,10 @@ struct cli cli_parse(int argc, char **argv, const char *allowed)
 		c.gov[i] = &replay_govs[i];
 	if (!c.ngov)
 		c.ngov = replay_ngovs;
+	if (!c.ndata)
+		c.data[c.ndata++] = REPLAY_DATA_DIR;
+	if (!c.jobs || c.jobs > 64)
+		die("--jobs wants 1..64");
 	return c;
 }
 
@@ -121,12 +142,12 @@ bool cli_listed(const char *list, const char *label)
 	return false;
 }
 
-/* All platforms of the data folder, or the one named/given by --platform. */
+/* All platforms of the data folders, or the one named/given by --platform. */
 int cli_platforms(const struct cli *c, struct platform **out)
 {
 	struct platform *all;
 	const struct platform *p;
-	int n = platforms_load_dir(c->data, &all);
+	int n = platforms_load_dirs(c->data, c->ndata, &all);
 
 	if (!c->platform) {
 		*out = all;
@@ -137,9 +158,13 @@ int cli_platforms(const struct cli *c, struct platform **out)
 	if (p) {
 		**out = *p;
 		(*out)->drv.name = (*out)->name;
-	} else if (platform_load(c->platform, *out)) {
-		die("no platform '%s' in %s, and no such valid file", c->platform,
-		    c->data);
+	} else if (strchr(c->platform, '/') || strstr(c->platform, ".plat")) {
+		if (platform_load(c->platform, *out))
+			die("--platform %s: not a valid platform file (see above)",
+			    c->platform);
+	} else {
+		die("no platform '%s' (see 'idle-replay list'; a file needs a '/' or .plat)",
+		    c->platform);
 	}
 	free(all);
 	return 1;
@@ -149,4 +174,24 @@ bool cli_scenario_wanted(const struct cli *c, const struct scenario *s)
 {
 	return !c->scenario || !strcmp(c->scenario, s->name) ||
 	       !strcmp(c->scenario, s->family);
+}
+
+/* The scenarios --scenario selects (all without it); none is an error. */
+int cli_scenarios(const struct cli *c, struct scenario **out)
+{
+	struct scenario *all, *sel;
+	int n = scenarios_build(&all), i, k = 0;
+
+	sel = xcalloc(n, sizeof(*sel));
+	for (i = 0; i < n; i++) {
+		if (cli_scenario_wanted(c, &all[i])) {
+			sel[k++] = all[i];
+			all[i].ctl = NULL;
+		}
+	}
+	scenarios_free(all, n);
+	if (!k)
+		die("no scenario or family '%s' (see 'idle-replay list')", c->scenario);
+	*out = sel;
+	return k;
 }

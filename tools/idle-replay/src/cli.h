@@ -5,16 +5,23 @@
 
 #include "replay.h"
 
+#define MAX_DATA_DIRS	8
+
 struct cli {
-	const char *data;	/* folder of the platform files */
+	const char *data[MAX_DATA_DIRS];	/* folders of platform files */
+	int ndata;
 	const char *out;
 	const char *scenario;	/* scenario name or family filter */
 	const char *platform;	/* platform name or file */
 	const char *trace;
 	const char *must_pass;	/* comma-separated governor labels */
 	const char *diff;	/* "A,B": governors the differential compares */
-	u64 decisions, seed;
+	const char *gates;	/* regression gate thresholds file */
+	const char *intended;	/* intended differences file */
+	const char *kunit;	/* KUnit source the intended differences name */
+	u64 decisions, seed, jobs, rounds;
 	int hz;
+	bool targets;		/* --targets: the targets are a gate too */
 	const struct gov_entry *gov[MAX_GOVS];
 	int ngov;
 	char *args[16];		/* positional arguments */
@@ -25,5 +32,6 @@ struct cli cli_parse(int argc, char **argv, const char *allowed);
 bool cli_listed(const char *list, const char *label);
 int cli_platforms(const struct cli *c, struct platform **out);
 bool cli_scenario_wanted(const struct cli *c, const struct scenario *s);
+int cli_scenarios(const struct cli *c, struct scenario **out);
 
 #endif /* IDLE_REPLAY_CLI_H */

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/types.h>
 
 #include "replay.h"
 
@@ -23,6 +24,14 @@ void *xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);
 
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+void *xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size ? size : 1);
 	if (!p)
 		die("out of memory");
 	return p;
@@ -93,4 +102,86 @@ char *first_token(char *buf)
 	buf[strcspn(buf, "\r\n")] = 0;
 	tok = strtok(buf, " \t");
 	return tok && tok[0] != '#' ? tok : NULL;
+}
+
+/*
+ * Read one line of a text file into @buf (@n bytes).  0: a line, 1: end of
+ * file, -1: an error already printed as "PATH:LINE: reason" (a line too
+ * long, or binary data: a NUL byte or another control character).
+ */
+int read_line(FILE *f, char *buf, size_t n, const char *path, int line)
+{
+	static char *raw;
+	static size_t cap;
+	ssize_t len = getline(&raw, &cap, f);
+	ssize_t i;
+
+	if (len < 0) {
+		free(raw);
+		raw = NULL;
+		cap = 0;
+		return 1;
+	}
+	for (i = 0; i < len; i++) {
+		unsigned char ch = raw[i];
+
+		if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') {
+			fprintf(stderr, "idle-replay: %s:%d: binary data (byte 0x%02x at column %zd), not a text file\n",
+				path, line, ch, i + 1);
+			return -1;
+		}
+	}
+	if ((size_t)len >= n) {
+		fprintf(stderr, "idle-replay: %s:%d: line too long (%zd characters, at most %zu)\n",
+			path, line, len, n - 2);
+		return -1;
+	}
+	memcpy(buf, raw, len + 1);
+	return 0;
+}
+
+/*
+ * A plain decimal number in 0..@max: digits only, no sign, no leading zero
+ * (so neither "010" nor "0x10" can be read as octal or hex).  0 or -1.
+ */
+int parse_decimal(const char *tok, unsigned long long max,
+		  unsigned long long *v)
+{
+	unsigned long long x = 0;
+	const char *p;
+
+	if (!tok || !*tok || (tok[0] == '0' && tok[1]))
+		return -1;
+	for (p = tok; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		unsigned long long d = (unsigned long long)(*p - '0');
+
+		if (x > max / 10 || d > max - x * 10)
+			return -1;
+		x = x * 10 + d;
+	}
+	*v = x;
+	return 0;
+}
+
+/* The smallest and the largest of @n values (n > 0). */
+double vmin(const double *v, int n)
+{
+	double m = v[0];
+	int i;
+
+	for (i = 1; i < n; i++)
+		m = v[i] < m ? v[i] : m;
+	return m;
+}
+
+double vmax(const double *v, int n)
+{
+	double m = v[0];
+	int i;
+
+	for (i = 1; i < n; i++)
+		m = v[i] > m ? v[i] : m;
+	return m;
 }

@@ -33,6 +33,7 @@ struct sim_cpu {
 	bool got_tick;
 	bool tick_ran;		/* the tick ran when the state was selected */
 	bool stop_req;		/* ... and the governor let it stop */
+	long rec;		/* index of the recorded call to reflect, -1 */
 	s64 qos_ns;
 	int ctl_pos;
 	/* adaptation after phase switches */
@@ -72,13 +73,21 @@ struct machine *replay_machine;
 
 /* --- the shim's kernel calls --------------------------------------------- */
 
+const struct call *replay_playback;
+bool replay_playback_reflect;
+
 unsigned int replay_current_cpu(void)
 {
+	if (replay_playback)
+		return replay_playback->cpu;
 	return replay_machine->cur;
 }
 
 u64 local_clock(void)
 {
+	if (replay_playback)
+		return replay_playback_reflect ? replay_playback->clock_reflect :
+						 replay_playback->clock_select;
 	return replay_machine->clock;
 }
 
@@ -99,9 +108,17 @@ static u64 next_timer(struct machine *m, unsigned int cpu)
 ktime_t tick_nohz_get_sleep_length(ktime_t *delta_next)
 {
 	struct machine *m = replay_machine;
-	struct sim_cpu *c = &m->cpu[m->cur];
-	u64 timer = next_timer(m, m->cur);
-	s64 sleep = timer == U64_MAX ? (s64)MAX_DEFER_NS : (s64)(timer - m->clock);
+	struct sim_cpu *c;
+	u64 timer;
+	s64 sleep;
+
+	if (replay_playback) {
+		*delta_next = replay_playback->delta_next;
+		return replay_playback->sleep_length;
+	}
+	c = &m->cpu[m->cur];
+	timer = next_timer(m, m->cur);
+	sleep = timer == U64_MAX ? (s64)MAX_DEFER_NS : (s64)(timer - m->clock);
 
 	if (c->tick_stopped)
 		*delta_next = sleep;
@@ -114,20 +131,28 @@ ktime_t tick_nohz_get_sleep_length(ktime_t *delta_next)
 
 bool tick_nohz_tick_stopped(void)
 {
+	if (replay_playback)
+		return replay_playback->tick_stopped;
 	return replay_machine->cpu[replay_machine->cur].tick_stopped;
 }
 
 bool tick_nohz_idle_got_tick(void)
 {
-	struct sim_cpu *c = &replay_machine->cpu[replay_machine->cur];
-	bool got = c->got_tick;
+	struct sim_cpu *c;
+	bool got;
 
+	if (replay_playback)
+		return replay_playback->got_tick;
+	c = &replay_machine->cpu[replay_machine->cur];
+	got = c->got_tick;
 	c->got_tick = false;
 	return got;
 }
 
 s64 cpuidle_governor_latency_req(unsigned int cpu)
 {
+	if (replay_playback)
+		return replay_playback->latency_req;
 	return replay_machine->cpu[cpu].qos_ns;
 }
 
@@ -138,13 +163,42 @@ u64 engine_now(struct machine *m)
 	return m->clock;
 }
 
-u64 engine_next_arrival(struct machine *m, unsigned int cpu)
+u64 engine_end(struct machine *m)
+{
+	return m->end;
+}
+
+/*
+ * How far the oracle plans ahead: to the end of the run, or, in runs cut
+ * after a number of decisions (the random contract and differential cases),
+ * 100 ms at a time.
+ */
+u64 engine_plan_end(struct machine *m)
+{
+	if (!m->opts->max_decisions)
+		return m->end;
+	return min(m->end, m->clock + (u64)(100 * MS));
+}
+
+const struct scenario *engine_scenario(struct machine *m)
+{
+	return m->scn;
+}
+
+const struct platform *engine_platform(struct machine *m)
+{
+	return m->plat;
+}
+
+/* The next arrival at @cpu (with work, if @need_work). */
+u64 engine_next_arrival(struct machine *m, unsigned int cpu, bool need_work)
 {
 	u64 t = U64_MAX;
 	int i;
 
 	for (i = 0; i < m->nst; i++)
-		if (m->st[i].cpu == (int)cpu && m->st[i].next < t)
+		if (m->st[i].cpu == (int)cpu && m->st[i].next < t &&
+		    (!need_work || m->st[i].work))
 			t = m->st[i].next;
 	return t;
 }
@@ -174,10 +228,13 @@ static u64 ring_eta(struct machine *m, const struct stream *s, int cpu)
 	}
 }
 
-/* The next arrival at @cpu, including ring tokens still on their way. */
-u64 engine_future_arrival(struct machine *m, unsigned int cpu)
+/*
+ * The next arrival at @cpu, including ring tokens still on their way (ring
+ * tokens always bring work).
+ */
+u64 engine_future_arrival(struct machine *m, unsigned int cpu, bool need_work)
 {
-	u64 t = engine_next_arrival(m, cpu);
+	u64 t = engine_next_arrival(m, cpu, need_work);
 	int i;
 
 	for (i = 0; i < m->nst; i++) {
@@ -293,6 +350,49 @@ static void stream_done(struct machine *m, struct stream *s, u64 t)
 		stream_set(m, s, t + dist_draw(&s->tpl->gap, &s->rng));
 }
 
+static int by_arrival(const void *a, const void *b)
+{
+	const struct arrival *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Every arrival still to come at @cpu until the end of the run, in the order
+ * the CPU will take them, drawn from copies of the streams (open loops only:
+ * periodic and recorded streams do not depend on the CPU).
+ */
+size_t engine_cpu_arrivals(struct machine *m, unsigned int cpu,
+			   struct arrival **out)
+{
+	struct arrival *a = NULL;
+	size_t n = 0, cap = 0;
+	int i;
+
+	for (i = 0; i < m->nst; i++) {
+		struct stream c = m->st[i];
+
+		if (c.cpu != (int)cpu)
+			continue;
+		if (c.tpl->mode == SM_CHAIN || c.tpl->mode == SM_RING)
+			die("engine_cpu_arrivals: %s is a closed loop", m->scn->name);
+		while (c.next != U64_MAX && c.next <= engine_plan_end(m)) {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 1024;
+				a = xrealloc(a, cap * sizeof(*a));
+			}
+			a[n] = (struct arrival){ c.next, c.work, (u64)i << 40 | n };
+			n++;
+			stream_consume(m, &c);
+		}
+	}
+	qsort(a, n, sizeof(*a), by_arrival);
+	*out = a;
+	return n;
+}
+
 /* Earliest stream with an arrival for @cpu at or before @t, -1 if none. */
 static int pending_stream(struct machine *m, int cpu, u64 t, bool need_work)
 {
@@ -314,6 +414,13 @@ static int pending_stream(struct machine *m, int cpu, u64 t, bool need_work)
 static bool state_enabled(const struct sim_cpu *c, int i)
 {
 	return !c->dev.states_usage[i].disable;
+}
+
+static u64 poll_limit(struct machine *m, struct sim_cpu *c);
+
+u64 engine_poll_limit(struct machine *m, unsigned int cpu)
+{
+	return poll_limit(m, &m->cpu[cpu]);
 }
 
 /* Polling time limit, computed the way the core does (cpuidle_poll_time). */
@@ -441,6 +548,35 @@ static void note_tick(struct machine *m, struct sim_cpu *c, u64 entry)
 		m->m->tick_stop_early++;
 }
 
+/*
+ * The energy of an idle period in state @s entered at @entry, woken at @wake
+ * and resumed at @resume (see platform_finish()).
+ */
+double period_energy(const struct platform *p, int s, u64 entry, u64 wake,
+		     u64 resume)
+{
+	return p->overhead[s] + p->power[s] * (double)(wake - entry) +
+	       p->exit_power * (double)(resume - wake);
+}
+
+/* Spread the time in state @s over [@from, @to) on the trap windows. */
+static void note_windows(struct machine *m, int s, u64 from, u64 to)
+{
+	struct windows *w = m->opts->win;
+	u64 end;
+	int i;
+
+	if (!w)
+		return;
+	for (; from < to; from = end) {
+		i = (int)((from - SIM_T0) / WINDOW_NS);
+		if (i >= w->n)
+			return;
+		end = min(to, (u64)(SIM_T0 + (u64)(i + 1) * WINDOW_NS));
+		w->t[i][s] += end - from;
+	}
+}
+
 static void note_entry(struct machine *m, struct sim_cpu *c)
 {
 	struct cpuidle_state_usage *u = &c->dev.states_usage[c->state];
@@ -452,8 +588,8 @@ static void note_entry(struct machine *m, struct sim_cpu *c)
 	m->m->time_ns[s] += c->t - entry;
 	m->m->above[s] += u->above - above;
 	m->m->below[s] += u->below - below;
-	m->m->energy += m->plat->entry_cost[s] +
-			m->plat->power[s] * (double)(c->wake - entry);
+	m->m->energy += period_energy(m->plat, s, entry, c->wake, c->t);
+	note_windows(m, s, entry, c->t);
 	note_tick(m, c, entry);
 	note_adaptation(m, c, u->above != above || u->below != below);
 }
@@ -491,8 +627,53 @@ static void log_decision(struct machine *m, struct sim_cpu *c,
 	d->stop_tick = stop;
 }
 
+static struct call *rec_slot(struct call_rec *r)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 4096;
+		r->c = xrealloc(r->c, r->cap * sizeof(*r->c));
+	}
+	memset(&r->c[r->n], 0, sizeof(r->c[r->n]));
+	return &r->c[r->n++];
+}
+
+/* Record a select() for the overhead measurement; @in holds its inputs. */
+static void rec_select(struct machine *m, struct sim_cpu *c,
+		       const struct call *in, int idx)
+{
+	struct call *k = rec_slot(m->opts->rec);
+
+	*k = *in;
+	k->sleep_length = m->queried_sleep;
+	k->delta_next = m->queried_delta;
+	k->idx = (s8)idx;
+	c->rec = (long)(m->opts->rec->n - 1);
+}
+
+static void rec_reflect(struct machine *m, struct sim_cpu *c)
+{
+	struct call *k;
+
+	if (!m->opts->rec || c->rec < 0)
+		return;
+	k = &m->opts->rec->c[c->rec];
+	k->clock_reflect = m->clock;
+	k->got_tick = c->got_tick;
+	k->poll_at_reflect = c->dev.poll_time_limit;
+	k->reflected = 1;
+	c->rec = -1;
+}
+
 static int call_select(struct machine *m, struct sim_cpu *c, bool *stop)
 {
+	struct call in = {
+		.clock_select = m->clock, .latency_req = c->qos_ns,
+		.last_residency = c->dev.last_residency_ns,
+		.cpu = (s8)m->cur, .tick_stopped = c->tick_stopped,
+		.poll_limit_hit = c->dev.poll_time_limit,
+	};
+	int i;
+
 	struct cpuidle_driver drv_before;
 	struct cpuidle_device dev_before;
 	int idx;
@@ -505,6 +686,11 @@ static int call_select(struct machine *m, struct sim_cpu *c, bool *stop)
 	m->queried_sleep = -1;
 	m->queried_delta = -1;
 	idx = m->gov->gov->select(&m->drv, &c->dev, stop);
+	if (m->opts->rec) {
+		for (i = 0; i < m->drv.state_count; i++)
+			in.disabled |= (!state_enabled(c, i)) << i;
+		rec_select(m, c, &in, idx);
+	}
 	if (m->opts->inv)
 		inv_check(m->opts->inv, &m->drv, &c->dev, &drv_before,
 			  &dev_before, c->qos_ns, c->tick_stopped, idx, *stop);
@@ -590,7 +776,7 @@ static bool state_polls(struct machine *m, struct sim_cpu *c)
 static u64 idle_event_time(struct machine *m, int cpu)
 {
 	struct sim_cpu *c = &m->cpu[cpu];
-	u64 t = engine_next_arrival(m, cpu);
+	u64 t = engine_next_arrival(m, cpu, false);
 
 	if (!c->tick_stopped)
 		t = min(t, c->tick_next);
@@ -662,6 +848,7 @@ static void call_reflect(struct machine *m, struct sim_cpu *c)
 	struct cpuidle_driver drv_before;
 	struct cpuidle_device dev_before;
 
+	rec_reflect(m, c);
 	if (!m->gov->gov->reflect)
 		return;
 	if (m->opts->inv) {
@@ -713,7 +900,7 @@ static void process(struct machine *m, int cpu, u64 now)
 static void machine_init(struct machine *m, const struct scenario *s,
 			 const struct platform *p, const struct gov_entry *g)
 {
-	int i;
+	int i, j;
 
 	m->scn = s;
 	m->plat = p;
@@ -730,6 +917,9 @@ static void machine_init(struct machine *m, const struct scenario *s,
 		c->dev.registered = 1;
 		c->dev.enabled = 1;
 		c->dev.last_state_idx = -1;
+		c->rec = -1;
+		for (j = 0; j < p->drv.state_count; j++)
+			c->dev.states_usage[j].disable = (p->off_mask >> j) & 1;
 		c->qos_ns = QOS_NONE_NS;
 		c->next_switch = SIM_T0 + s->phase;
 		m->cur = i;
@@ -770,6 +960,33 @@ static void machine_loop(struct machine *m)
 	}
 }
 
+/*
+ * Charge the idle periods still open when the run ends: up to the end, or
+ * with the whole exit if the CPU is already waking up (the oracle counts
+ * them the same way).  Their time counts in the time shares too.
+ */
+static void machine_finish(struct machine *m)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < m->ncpu; cpu++) {
+		struct sim_cpu *c = &m->cpu[cpu];
+			u64 to;
+
+		if (c->phase == CP_BUSY)
+			continue;
+		if (c->phase == CP_IDLE)
+			m->m->energy += period_energy(m->plat, c->state, c->entry,
+						      m->end, m->end);
+		else
+			m->m->energy += period_energy(m->plat, c->state, c->entry,
+						      c->wake, c->t);
+		to = c->phase == CP_IDLE ? m->end : min(c->t, m->end);
+		m->m->time_ns[c->state] += to - c->entry;
+		note_windows(m, c->state, c->entry, to);
+	}
+}
+
 void run_one(const struct scenario *s, const struct platform *p,
 	     const struct gov_entry *g, const struct run_opts *o,
 	     struct metrics *mt)
@@ -784,6 +1001,7 @@ void run_one(const struct scenario *s, const struct platform *p,
 	m->m = mt;
 	machine_init(m, s, p, g);
 	machine_loop(m);
+	machine_finish(m);
 	mt->sim_ns = s->duration * (u64)s->ncpu;
 	replay_machine = NULL;
 	free(m);

@@ -12,6 +12,7 @@
 #include "replay.h"
 #include "cli.h"
 #include "report.h"
+#include "run.h"
 
 static const char usage[] =
 "usage: idle-replay COMMAND [options]\n"
@@ -19,112 +20,112 @@ static const char usage[] =
 "  list                          governors, platforms, scenarios\n"
 "  run (--scenario NAME | --trace FILE) [--platform NAME|FILE] [--gov L]...\n"
 "                                metrics of one timeline, oracle first\n"
-"  report --out DIR [--gov L]... [--scenario NAME|FAMILY]\n"
+"  report --out DIR [--gov L]... [--scenario NAME|FAMILY] [--jobs N]\n"
+"         [--gates FILE] [--intended FILE --kunit FILE]\n"
 "                                the Markdown report, results.tsv, plot data\n"
-"  check [--diff A,B] [--scenario S] [--platform P]\n"
-"                                differential check and regression gate\n"
+"  check [--gov L]... [--jobs N] [--gates FILE] [--intended FILE --kunit FILE]\n"
+"        [--targets]             oracle gate, regression gate, intended\n"
+"                                differences (and the targets with --targets)\n"
+"  targets [--jobs N]            the targets table; exit 1 if one is missed\n"
+"  diff --diff A,B [--scenario S] [--platform P]\n"
+"                                strict decision identity of two governors\n"
 "  fuzz [--decisions N] [--seed S] [--gov L]... [--must-pass L,...]\n"
 "                                randomized contract check\n"
 "  validate FILE...              parse platform (.plat) or trace files\n"
 "  convert [--hz N] INPUT OUTPUT perf script / trace-cmd report -> trace\n"
 "\n"
-"common option: --data DIR (platform files; default: the built-in folder)\n";
-
-static int rank(const char *label)
-{
-	static const char *const order[] = { "oracle", "teo", "teo-6.12", "menu-6.12" };
-	int i;
-
-	for (i = 0; i < 4; i++)
-		if (!strcmp(label, order[i]))
-			return i;
-	return 4;
-}
-
-static int by_rank(const void *a, const void *b)
-{
-	const struct gov_entry *x = a, *y = b;
-	int d = rank(x->label) - rank(y->label);
-
-	return d ? d : strcmp(x->label, y->label);
-}
+"  overhead [--gov L]... [--rounds N]\n"
+"                                ns per select+reflect of each governor\n"
+"\n"
+"common option: --data DIR, repeatable (platform folders; default: the\n"
+"built-in folder); --platform NAME|FILE runs one table\n";
 
 static int cmd_list(int argc, char **argv)
 {
+	static const char *const role[] = {
+		"oracle", "ours", "base", "mainline", "extra"
+	};
 	struct cli c = cli_parse(argc, argv, "data");
 	struct scenario *sc;
 	struct platform *ps;
 	int ns = scenarios_build(&sc), np = cli_platforms(&c, &ps), i, j;
 
-	printf("governors:");
+	printf("governors:\n");
 	for (i = 0; i < replay_ngovs; i++)
-		printf(" %s", replay_govs[i].label);
-	printf("\nplatforms:\n");
+		printf("  %-14s %-9s %s\n", replay_govs[i].label,
+		       role[replay_govs[i].role], replay_govs[i].source);
+	printf("platforms:\n");
 	for (i = 0; i < np; i++) {
-		printf("  %-10s %-32s", ps[i].name, ps[i].title);
+		printf("  %-16s %-32s", ps[i].name, ps[i].title);
 		for (j = 0; j < ps[i].drv.state_count; j++)
-			printf(" %s %lld/%lld", ps[i].names[j],
+			printf(" %s %lld/%lld%s", ps[i].names[j],
 			       (long long)ps[i].drv.states[j].exit_latency_ns / 1000,
-			       (long long)ps[i].drv.states[j].target_residency_ns / 1000);
+			       (long long)ps[i].drv.states[j].target_residency_ns / 1000,
+			       ps[i].off_mask >> j & 1 ? "(off)" : "");
 		printf("\n");
 	}
 	printf("scenarios:\n");
 	for (i = 0; i < ns; i++)
-		printf("  %-3s %-24s %-10s HZ=%-4d %2d CPU  %s\n", sc[i].family,
-		       sc[i].name, sc[i].platform, sc[i].hz, sc[i].ncpu, sc[i].title);
+		printf("  %-3s %-24s %-10s HZ=%-4d %2d CPU %-6s %s\n", sc[i].family,
+		       sc[i].name, sc[i].platform, sc[i].hz, sc[i].ncpu,
+		       sc[i].closed ? "closed" : "open", sc[i].title);
+	free(ps);
+	scenarios_free(sc, ns);
 	return 0;
-}
-
-static const struct scenario *run_scenario(const struct cli *c)
-{
-	struct scenario *sc, *t;
-	int ns, i;
-
-	if (c->trace) {
-		t = xcalloc(1, sizeof(*t));
-		if (trace_load(c->trace, t))
-			exit(1);
-		return t;
-	}
-	if (!c->scenario)
-		die("run needs --scenario NAME or --trace FILE");
-	ns = scenarios_build(&sc);
-	for (i = 0; i < ns; i++)
-		if (!strcmp(sc[i].name, c->scenario))
-			return &sc[i];
-	die("no scenario '%s' (see 'idle-replay list')", c->scenario);
 }
 
 static int cmd_run(int argc, char **argv)
 {
-	struct cli c = cli_parse(argc, argv, "data scenario trace platform gov");
-	const struct scenario *s = run_scenario(&c);
-	struct report rp = { 0 };
+	struct cli cl = cli_parse(argc, argv, "data scenario trace platform gov");
+	struct corpus c = { 0 };
 	struct result *rs;
-	struct platform *ps;
 	int g;
 
-	if (!c.platform)
-		c.platform = s->platform;
-	if (!c.platform[0])
+	c.gov[c.ng++] = gov_find("oracle");
+	for (g = 0; g < cl.ngov; g++)
+		if (cl.gov[g]->role != ROLE_ORACLE)
+			c.gov[c.ng++] = cl.gov[g];
+	if (cl.trace) {
+		if (cl.scenario)
+			die("run takes --scenario or --trace, not both");
+		c.sc = xcalloc(1, sizeof(*c.sc));
+		if (trace_load(cl.trace, c.sc))
+			die("%s: not a valid trace file (see above)", cl.trace);
+		c.ns = 1;
+	} else if (!cl.scenario) {
+		die("run needs --scenario NAME or --trace FILE");
+	} else {
+		c.ns = cli_scenarios(&cl, &c.sc);
+		if (c.ns != 1 || strcmp(c.sc[0].name, cl.scenario))
+			die("run needs one scenario, not the family '%s'", cl.scenario);
+	}
+	if (!cl.platform)
+		cl.platform = c.sc[0].platform;
+	if (!cl.platform[0])
 		die("the trace names no platform: give --platform");
-	cli_platforms(&c, &ps);
-	rp.gov[rp.ng++] = gov_find("oracle");
-	for (g = 0; g < c.ngov; g++)
-		if (strcmp(c.gov[g]->label, "oracle"))
-			rp.gov[rp.ng++] = c.gov[g];
-	rs = xcalloc(rp.ng, sizeof(*rs));
-	run_set(s, ps, rp.gov, rp.ng, rs);
-	printf("%s on %s (HZ=%d, %d CPU, %.3f s)\n\n", s->name, ps->name, s->hz,
-	       s->ncpu, s->duration / 1e9);
+	c.np = cli_platforms(&cl, &c.ps);
+	rs = xcalloc(c.ng, sizeof(*rs));
+	run_cell(&c, 0, 0, rs);
+	printf("%s on %s (HZ=%d, %d CPU, %.3f s, %s loop: energy in %% of %s)\n\n",
+	       c.sc[0].name, c.ps[0].name, c.sc[0].hz, c.sc[0].ncpu,
+	       c.sc[0].duration / 1e9, c.sc[0].closed ? "closed" : "open",
+	       c.sc[0].closed ? "the best governor" : "the oracle");
 	table_head(stdout);
-	for (g = 0; g < rp.ng; g++)
-		table_row(stdout, &rs[g]);
-	for (g = 0; g < rp.ng; g++)
+	for (g = 0; g < c.ng; g++)
+		table_row(stdout, &c, &rs[g]);
+	for (g = 0; g < c.ng; g++)
 		printf("%s%s: %llu decisions, %.2e decisions/s", g ? "; " : "\n",
-		       rs[g].gov, (unsigned long long)rs[g].m.decisions,
-		       rs[g].m.cpu_seconds > 0 ? rs[g].m.decisions / rs[g].m.cpu_seconds : 0);
+		       c.gov[g]->label, (unsigned long long)rs[g].decisions,
+		       rs[g].cpu_seconds > 0 ? rs[g].decisions / rs[g].cpu_seconds : 0);
 	printf("\n");
+	free(rs);
+	free(c.ps);
+	if (cl.trace) {
+		trace_free(c.sc);
+		free(c.sc);
+	} else {
+		scenarios_free(c.sc, c.ns);
+	}
 	return 0;
 }
 
@@ -135,23 +136,43 @@ static bool is_platform_file(const char *path)
 	return n > 5 && !strcmp(path + n - 5, ".plat");
 }
 
+static void platform_notes(const struct platform *p)
+{
+	if (p->listed > p->drv.state_count)
+		printf("  note: %d states listed, the first %d registered (CPUIDLE_STATE_MAX, as the drivers do)\n",
+		       p->listed, p->drv.state_count);
+	if (p->unsorted)
+		printf("  note: target residencies out of order (run as the kernel would)\n");
+	if (p->off_mask)
+		printf("  note: disabled by default (off): mask 0x%x\n", p->off_mask);
+}
+
 static int cmd_validate(int argc, char **argv)
 {
 	struct cli c = cli_parse(argc, argv, "");
 	struct platform p;
 	struct scenario *s = xcalloc(1, sizeof(*s));
-	int i, bad = 0;
+	int i, bad = 0, err;
 
 	if (!c.nargs)
 		die("validate needs files");
 	for (i = 0; i < c.nargs; i++) {
-		int err = is_platform_file(c.args[i]) ? platform_load(c.args[i], &p) :
-			  trace_load(c.args[i], s);
-
-		if (!err)
-			printf("%s: ok\n", c.args[i]);
+		if (is_platform_file(c.args[i])) {
+			err = platform_load(c.args[i], &p);
+			if (!err) {
+				printf("%s: ok\n", c.args[i]);
+				platform_notes(&p);
+			}
+		} else {
+			err = trace_load(c.args[i], s);
+			if (!err) {
+				printf("%s: ok\n", c.args[i]);
+				trace_free(s);
+			}
+		}
 		bad |= err;
 	}
+	free(s);
 	return bad ? 1 : 0;
 }
 
@@ -164,6 +185,8 @@ static int cmd_convert(int argc, char **argv)
 
 	if (c.nargs != 2)
 		die("convert needs INPUT and OUTPUT ('-' for standard input)");
+	if (c.hz && c.hz != 100 && c.hz != 250 && c.hz != 300 && c.hz != 1000)
+		die("--hz wants 100, 250, 300 or 1000");
 	in = strcmp(c.args[0], "-") ? fopen(c.args[0], "r") : stdin;
 	if (!in)
 		die("%s: %s", c.args[0], strerror(errno));
@@ -172,6 +195,8 @@ static int cmd_convert(int argc, char **argv)
 	if (!out)
 		die("cannot write %s: %s", tmp, strerror(errno));
 	err = trace_convert(in, c.args[0], out, c.hz ? c.hz : 250);
+	if (in != stdin)
+		fclose(in);
 	if (fclose(out) || err) {
 		remove(tmp);
 		return 1;
@@ -186,7 +211,9 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 } commands[] = {
 	{ "list", cmd_list }, { "run", cmd_run }, { "report", cmd_report },
-	{ "check", cmd_check }, { "fuzz", cmd_fuzz },
+	{ "check", cmd_check }, { "targets", cmd_targets },
+	{ "diff", cmd_diff }, { "fuzz", cmd_fuzz },
+	{ "overhead", cmd_overhead },
 	{ "validate", cmd_validate }, { "convert", cmd_convert },
 };
 
@@ -194,8 +221,7 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
-	replay_register_governor(oracle_governor(), "oracle");
-	qsort(replay_govs, replay_ngovs, sizeof(*replay_govs), by_rank);
+	govs_init();
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;

@@ -11,8 +11,9 @@
 #include <linux/cpuidle.h>
 
 #define MAX_CPUS	12
-#define MAX_GOVS	12
+#define MAX_GOVS	16
 #define MAX_STREAMS	96
+#define MAX_LISTED	64		/* states a platform file may list */
 #define LAT_BINS	4096		/* added-latency histogram, see lat_bin() */
 #define US		1000ULL
 #define MS		1000000ULL
@@ -20,6 +21,7 @@
 #define SIM_T0		SEC		/* the simulated clock starts at 1 s */
 #define MAX_DEFER_NS	(4 * SEC)	/* sleep length with no timer queued */
 #define QOS_NONE_NS	(2000 * SEC)	/* the kernel's default CPU latency QoS */
+#define WINDOW_NS	SEC	/* time-in-state windows of the trap metric */
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -27,7 +29,13 @@
 
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
 char *first_token(char *buf);
+int read_line(FILE *f, char *buf, size_t n, const char *path, int line);
+int parse_decimal(const char *tok, unsigned long long max,
+		  unsigned long long *v);
+double vmin(const double *v, int n);
+double vmax(const double *v, int n);
 
 /* --- random numbers ---------------------------------------------------- */
 
@@ -61,15 +69,24 @@ u64 dist_draw(const struct dist *d, struct rng *r);
 struct platform {
 	char name[32];
 	char title[64];
+	char origin[160];			/* the file it came from */
 	struct cpuidle_driver drv;
 	char names[CPUIDLE_STATE_MAX][CPUIDLE_NAME_LEN];
 	double power[CPUIDLE_STATE_MAX];	/* idle power while in state */
-	double entry_cost[CPUIDLE_STATE_MAX];	/* energy of one entry + exit */
+	double overhead[CPUIDLE_STATE_MAX];	/* energy of an entry */
+	double exit_power;		/* power while waking up */
+	unsigned int off_mask;		/* disabled by default (CPUIDLE_FLAG_OFF) */
+	int listed;			/* states in the file, may exceed 10 */
+	bool unsorted;			/* target residencies not sorted */
+	char dups[96];			/* other files with the same table */
 };
 
 int platform_load(const char *path, struct platform *p);
 void platform_finish(struct platform *p);
-int platforms_load_dir(const char *dir, struct platform **out);
+double period_energy(const struct platform *p, int s, u64 entry, u64 wake,
+		     u64 resume);
+int platforms_load_dirs(const char *const *dirs, int ndirs,
+			struct platform **out);
 const struct platform *platform_find(const struct platform *ps, int n,
 				     const char *name);
 
@@ -120,6 +137,7 @@ struct scenario {
 	u64 seed;
 	u64 phase;		/* phase length for the adaptation metric */
 	unsigned int sweep_us;	/* wakeup interval of a sweep point */
+	bool closed;		/* exit latencies feed back into the timeline */
 	int nstreams;
 	struct stream_tpl streams[MAX_STREAMS];
 	int nctl;
@@ -127,30 +145,60 @@ struct scenario {
 };
 
 int scenarios_build(struct scenario **out);
+void scenarios_free(struct scenario *sc, int n);
+void scenario_finish(struct scenario *s);
 const char *family_title(const char *family);
+extern const char *const replay_families[];
+extern const int replay_nfamilies;
 
 /* Trace files and the perf/trace-cmd converter (trace.c). */
 int trace_load(const char *path, struct scenario *s);
+void trace_free(struct scenario *s);
 int trace_convert(FILE *in, const char *name, FILE *out, int hz);
 
 /* --- governors --------------------------------------------------------- */
 
+/*
+ * What a governor is to the lab: the oracle, ours (this repository's teo),
+ * a baseline from the base tree or from the newest mainline tree, or an
+ * extra source given on the command line (shown, never a baseline).
+ */
+enum gov_role { ROLE_ORACLE, ROLE_OURS, ROLE_BASE, ROLE_MAINLINE, ROLE_EXTRA };
+
 struct gov_entry {
 	const char *label;
 	struct cpuidle_governor *gov;
+	enum gov_role role;
+	const char *source;
 };
+
+/* The build's list of governors (govlist.c, written by the Makefile). */
+struct gov_expect {
+	const char *label, *source, *role;
+};
+extern const struct gov_expect replay_expected_govs[];
 
 extern struct gov_entry replay_govs[MAX_GOVS];
 extern int replay_ngovs;
 struct cpuidle_governor *oracle_governor(void);
 const struct gov_entry *gov_find(const char *label);
+const struct gov_entry *gov_by_role(enum gov_role role, const char *kind);
+bool gov_is_baseline(const struct gov_entry *g);
+bool gov_in_reference(const struct gov_entry *g);
+void govs_init(void);
 
 /* --- metrics ----------------------------------------------------------- */
+
+/* Idle time per state in consecutive windows of WINDOW_NS (trap metric). */
+struct windows {
+	int n;
+	u64 (*t)[CPUIDLE_STATE_MAX];
+};
 
 struct metrics {
 	u64 decisions;
 	u64 usage[CPUIDLE_STATE_MAX];
-	u64 time_ns[CPUIDLE_STATE_MAX];
+	u64 time_ns[CPUIDLE_STATE_MAX];	/* incl. periods open at the end */
 	u64 above[CPUIDLE_STATE_MAX];
 	u64 below[CPUIDLE_STATE_MAX];
 	double energy;
@@ -167,18 +215,29 @@ struct metrics {
 	double cpu_seconds;
 };
 
+/*
+ * What the report and the gates need of one governor's run of one scenario
+ * on one platform.  Fixed size, no pointers the parallel workers could not
+ * send: the scenario, platform and governor are indices.
+ */
 struct result {
-	const struct scenario *scn;
-	const struct platform *plat;
-	const char *gov;
-	struct metrics m;
-	/* derived */
-	double energy_rel, work_rel, miss, above, below, lat_mean, lat_p99;
-	double tick_wrong;
-	double adapt;
+	int s, p, g;			/* scenario, platform, governor index */
+	u64 decisions, items;
+	double energy_rate;		/* energy per ns (open) or per item */
+	double energy_rel;		/* % of the reference */
+	double work_rel;		/* work items, % of the reference */
+	double miss, above, below, lat_mean, lat_p99, tick_wrong, adapt;
+	double tvd;			/* time-in-state distance to the oracle */
+	double trap_s, trap_start_s;	/* longest shallow stretch */
+	double trap_share;		/* ... in % of the run */
+	double share[CPUIDLE_STATE_MAX];	/* time share per state, % */
+	double cpu_seconds;
+	int diverged;			/* -1: not compared, 0/1 vs the partner */
+	u64 plan_misses;		/* oracle: decisions off its plan */
+	char divergence[480];		/* first divergence, for the log */
 };
 
-void result_derive(struct result *r, const struct result *oracle);
+bool trapped(const struct result *r, const struct scenario *s);
 
 /* Latency histogram: 1 us bins up to 1 ms, 16 us bins above, to ~49 ms. */
 static inline int lat_bin(u64 lat_ns)
@@ -216,10 +275,35 @@ struct decision_log {
 
 /* Contract checks (check.c) see every selection. */
 struct inv_stats;
+/*
+ * One select() and the reflect() after it, with every answer the kernel
+ * calls gave, for the overhead measurement (overhead.c), which plays them
+ * back without the engine.
+ */
+struct call {
+	u64 clock_select, clock_reflect;
+	s64 sleep_length, delta_next, latency_req;
+	u64 last_residency;
+	u16 disabled;
+	s8 cpu, idx;
+	u8 tick_stopped, poll_limit_hit, got_tick, reflected;
+	u8 poll_at_reflect;
+};
+
+struct call_rec {
+	struct call *c;
+	size_t n, cap;
+};
+
+/* Set while the overhead measurement plays calls back. */
+extern const struct call *replay_playback;
+extern bool replay_playback_reflect;
 
 struct run_opts {
 	struct decision_log *log;	/* record decisions if set */
 	struct inv_stats *inv;		/* check the contract if set */
+	struct windows *win;		/* time in state per window if set */
+	struct call_rec *rec;		/* record every governor call if set */
 	u64 max_decisions;		/* stop early, 0: no limit */
 	bool debug;			/* print every decision to stderr */
 };
@@ -228,17 +312,31 @@ void run_one(const struct scenario *s, const struct platform *p,
 	     const struct gov_entry *g, const struct run_opts *o,
 	     struct metrics *m);
 
+/* An arrival of an open-loop timeline, for the oracle's plan. */
+struct arrival {
+	u64 t, work, seq;
+};
+
 /* Engine services for the shim and the oracle. */
 struct machine;
 extern struct machine *replay_machine;
-u64 engine_next_arrival(struct machine *m, unsigned int cpu);
-u64 engine_future_arrival(struct machine *m, unsigned int cpu);
+u64 engine_next_arrival(struct machine *m, unsigned int cpu, bool need_work);
+u64 engine_future_arrival(struct machine *m, unsigned int cpu, bool need_work);
 u64 engine_next_tick(struct machine *m, unsigned int cpu);
 bool engine_can_stop_tick(struct machine *m, unsigned int cpu);
 u64 engine_now(struct machine *m);
+u64 engine_end(struct machine *m);
+u64 engine_plan_end(struct machine *m);
+u64 engine_poll_limit(struct machine *m, unsigned int cpu);
 s64 engine_latency_req(struct machine *m, unsigned int cpu);
+const struct platform *engine_platform(struct machine *m);
+const struct scenario *engine_scenario(struct machine *m);
+size_t engine_cpu_arrivals(struct machine *m, unsigned int cpu,
+			   struct arrival **out);
+extern u64 oracle_plan_misses;
+void oracle_release(void);
 
-/* --- checks (check.c) and the report (report.c) ------------------------ */
+/* --- checks (check.c) -------------------------------------------------- */
 
 void inv_check(struct inv_stats *st, const struct cpuidle_driver *drv,
 	       const struct cpuidle_device *dev,
@@ -252,7 +350,10 @@ void inv_check_reflect(struct inv_stats *st, const struct cpuidle_driver *drv,
 #define RANDOM_CTL_MAX	400
 void random_case(u64 seed, u64 k, struct platform *p, struct scenario *s);
 int cmd_check(int argc, char **argv);
+int cmd_targets(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_fuzz(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_overhead(int argc, char **argv);
 
 #endif /* IDLE_REPLAY_H */

@@ -1,198 +1,95 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * idle-replay: metrics derivation, the Markdown report, its data files and
- * the gnuplot script for its plots.
+ * idle-replay: the report (report.md, results.tsv and the plot files), and
+ * the check command that evaluates the same gates without writing a report.
  */
 
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "replay.h"
 #include "cli.h"
 #include "report.h"
 
-/* --- derived metrics ----------------------------------------------------- */
-
-static u64 sum(const u64 *v)
-{
-	u64 s = 0;
-	int i;
-
-	for (i = 0; i < CPUIDLE_STATE_MAX; i++)
-		s += v[i];
-	return s;
-}
-
-static double pct(u64 part, u64 whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0;
-}
-
-static double p99_us(const struct metrics *m)
-{
-	u64 want = m->wakeups - m->wakeups / 100, seen = 0;
-	int b;
-
-	for (b = 0; b < LAT_BINS; b++) {
-		seen += m->lat_hist[b];
-		if (seen >= want && seen)
-			return lat_bin_us(b);
-	}
-	return 0;
-}
-
-/* Idle energy per work item served (per unit of time if there is no work). */
-static double energy_rate(const struct metrics *m)
-{
-	return m->energy / (double)(m->items ? m->items : m->sim_ns);
-}
-
-void result_derive(struct result *r, const struct result *oracle)
-{
-	const struct metrics *m = &r->m, *o = &oracle->m;
-	u64 use = sum(m->usage);
-	double eo = energy_rate(o);
-
-	r->above = pct(sum(m->above), use);
-	r->below = pct(sum(m->below), use);
-	r->miss = r->above + r->below;
-	r->energy_rel = eo > 0 && !m->items == !o->items ?
-			100.0 * energy_rate(m) / eo : 100.0;
-	r->work_rel = o->items ? 100.0 * m->items / o->items : 100.0;
-	r->lat_mean = m->wakeups ? (double)m->lat_sum_ns / m->wakeups / US : 0;
-	r->lat_p99 = p99_us(m);
-	r->tick_wrong = pct(m->tick_kept_hit + m->tick_stop_early, m->tick_running);
-	r->adapt = m->adapt_switches ? (double)m->adapt_entries / m->adapt_switches : -1;
-}
-
-/* --- running a set ------------------------------------------------------- */
-
-static double cpu_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Run every governor of @gs (the oracle first) on one scenario/platform. */
-void run_set(const struct scenario *s, const struct platform *p,
-	     const struct gov_entry *const *gs, int ng, struct result *out)
-{
-	struct run_opts o = { .debug = getenv("IDLE_REPLAY_DEBUG") != NULL };
-	int g;
-
-	for (g = 0; g < ng; g++) {
-		double t0 = cpu_now();
-
-		out[g].scn = s;
-		out[g].plat = p;
-		out[g].gov = gs[g]->label;
-		run_one(s, p, gs[g], &o, &out[g].m);
-		out[g].m.cpu_seconds = cpu_now() - t0;
-	}
-	for (g = 0; g < ng; g++)
-		result_derive(&out[g], &out[0]);
-}
-
 /* --- tables -------------------------------------------------------------- */
 
-static void share(FILE *f, const struct result *r)
+static void share(FILE *f, const struct corpus *c, const struct result *r)
 {
-	u64 total = sum(r->m.time_ns);
+	const struct platform *p = &c->ps[r->p];
 	const char *sep = "";
 	int i;
 
-	for (i = 0; i < r->plat->drv.state_count; i++) {
-		double x = pct(r->m.time_ns[i], total);
-
-		if (x < 0.5)
+	for (i = 0; i < p->drv.state_count; i++) {
+		if (r->share[i] < 0.5)
 			continue;
-		fprintf(f, "%s%s %.0f%%", sep, r->plat->names[i], x);
+		fprintf(f, "%s%s %.0f%%", sep, p->names[i], r->share[i]);
 		sep = " ";
 	}
 }
 
-static void adapt_cell(FILE *f, const struct result *r)
+void table_head(FILE *f)
 {
+	fprintf(f, "| scenario | governor | energy %% | work done %% | miss %% | above %% | below %% | added latency mean / p99 (us) | wrong tick %% | adapt (entries) | TVD %% | trap (s) | time share per state |\n");
+	fprintf(f, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+}
+
+void table_row(FILE *f, const struct corpus *c, const struct result *r)
+{
+	const struct scenario *s = &c->sc[r->s];
+
+	fprintf(f, "| %s%s | %s | %.1f | %.1f | %.2f | %.2f | %.2f | %.1f / %.0f | %.1f |",
+		s->name, s->closed ? "*" : "", c->gov[r->g]->label, r->energy_rel,
+		r->work_rel, r->miss, r->above, r->below, r->lat_mean, r->lat_p99,
+		r->tick_wrong);
 	if (r->adapt < 0)
 		fprintf(f, " - |");
 	else
 		fprintf(f, " %.1f |", r->adapt);
-}
-
-void table_head(FILE *f)
-{
-	fprintf(f, "| scenario | governor | energy %% of oracle | work done %% of oracle | miss %% | above %% | below %% | added latency mean / p99 (us) | wrong tick %% | adapt (entries) | time share per state |\n");
-	fprintf(f, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
-}
-
-void table_row(FILE *f, const struct result *r)
-{
-	fprintf(f, "| %s | %s | %.1f | %.1f | %.2f | %.2f | %.2f | %.1f / %.0f | %.1f |",
-		r->scn->name, r->gov, r->energy_rel, r->work_rel, r->miss, r->above,
-		r->below, r->lat_mean, r->lat_p99, r->tick_wrong);
-	adapt_cell(f, r);
-	fputc(' ', f);
-	share(f, r);
+	fprintf(f, " %.1f | %.1f | ", r->tvd, r->trap_s);
+	share(f, c, r);
 	fprintf(f, " |\n");
 }
 
-/*
- * A table header: the @lead columns, then one "<label> @cells" column per
- * governor from index @from on.
- */
-void gov_head(FILE *f, const char *lead, const char *rule,
-	      const struct gov_entry *const *gs, int from, int ng,
-	      const char *cells)
+static void gov_head(FILE *f, const char *lead, const char *rule,
+		     const struct corpus *c, int from, const char *cells)
 {
 	int g;
 
 	fprintf(f, "| %s |", lead);
-	for (g = from; g < ng; g++)
-		fprintf(f, " %s %s |", gs[g]->label, cells);
+	for (g = from; g < c->ng; g++)
+		fprintf(f, " %s %s |", c->gov[g]->label, cells);
 	fprintf(f, "\n|%s", rule);
-	for (g = from; g < ng; g++)
+	for (g = from; g < c->ng; g++)
 		fprintf(f, "---:|");
 	fputc('\n', f);
 }
 
-static void compact_row(FILE *f, const struct result *rs, int ng)
+static void compact_row(FILE *f, const struct corpus *c, const struct result *rs)
 {
+	const struct scenario *s = &c->sc[rs->s];
 	int g;
 
-	fprintf(f, "| %s |", rs[0].scn->name);
-	for (g = 0; g < ng; g++)
+	fprintf(f, "| %s%s |", s->name, s->closed ? "*" : "");
+	for (g = 0; g < c->ng; g++)
 		fprintf(f, " %.1f / %.2f / %.1f / %.1f |", rs[g].energy_rel,
 			rs[g].miss, rs[g].lat_mean, rs[g].work_rel);
 	fputc('\n', f);
 }
 
-static void sweep_row(FILE *f, const struct result *rs, int ng)
+static void sweep_row(FILE *f, const struct corpus *c, const struct result *rs)
 {
+	const struct scenario *s = &c->sc[rs->s];
 	int g;
 
-	fprintf(f, "| %s | %u |", strstr(rs[0].scn->name, "pipe") ? "pipe" : "timer",
-		rs[0].scn->sweep_us);
-	for (g = 1; g < ng; g++)
+	fprintf(f, "| %s | %u |", strstr(s->name, "pipe") ? "pipe" : "timer",
+		s->sweep_us);
+	for (g = 1; g < c->ng; g++)
 		fprintf(f, " %.2f / %.2f |", rs[g].above, rs[g].below);
 	fputc('\n', f);
 }
 
 /* --- verdicts ------------------------------------------------------------ */
-
-const struct result *result_of(const struct result *rs, int ng,
-			       const char *label)
-{
-	int g;
-
-	for (g = 0; g < ng; g++)
-		if (!strcmp(rs[g].gov, label))
-			return &rs[g];
-	return NULL;
-}
 
 /* -1: a better, 1: b better, 0: within the noise, 2: mixed. */
 int compare(const struct result *a, const struct result *b)
@@ -208,186 +105,305 @@ int compare(const struct result *a, const struct result *b)
 	return 2;
 }
 
-static bool same_result(const struct result *a, const struct result *b)
-{
-	return a->m.decisions == b->m.decisions && a->m.energy == b->m.energy &&
-	       !memcmp(a->m.usage, b->m.usage, sizeof(a->m.usage)) &&
-	       !memcmp(a->m.above, b->m.above, sizeof(a->m.above));
-}
-
-static void verdict(FILE *f, const struct result *rs, int ng)
+const char *compare_word(int cmp)
 {
 	static const char *const word[] = { "better than", "comparable to",
 					    "worse than", "mixed against" };
-	const struct result *a = result_of(rs, ng, "teo");
-	const struct result *b = result_of(rs, ng, "menu-6.12");
-	const struct result *base = result_of(rs, ng, "teo-6.12");
 
-	if (!a || !b)
+	return word[cmp + 1];
+}
+
+static bool same_result(const struct result *a, const struct result *b)
+{
+	return a->decisions == b->decisions && a->energy_rate == b->energy_rate &&
+	       !memcmp(a->share, b->share, sizeof(a->share)) && a->miss == b->miss;
+}
+
+static void verdict(FILE *f, const struct corpus *c, const struct result *rs)
+{
+	int ours = corpus_gov(c, gov_by_role(ROLE_OURS, NULL)), g;
+	const char *sep = ": ";
+
+	if (ours < 0)
 		return;
-	fprintf(f, "- **%s**: teo %s menu-6.12 (energy %.1f vs %.1f %% of oracle, miss %.2f vs %.2f %%, latency %.1f vs %.1f us)",
-		rs[0].scn->name, word[compare(a, b) + 1], a->energy_rel,
-		b->energy_rel, a->miss, b->miss, a->lat_mean, b->lat_mean);
-	if (base)
-		fprintf(f, "; %s teo-6.12", same_result(a, base) ?
-			"identical to" : "differs from");
+	fprintf(f, "- **%s** (teo %.1f %% / miss %.2f %%)", c->sc[rs->s].name,
+		rs[ours].energy_rel, rs[ours].miss);
+	for (g = 0; g < c->ng; g++) {
+		if (!gov_is_baseline(c->gov[g]))
+			continue;
+		fprintf(f, "%steo %s %s", sep,
+			same_result(&rs[ours], &rs[g]) ? "identical to" :
+			compare_word(compare(&rs[ours], &rs[g])), c->gov[g]->label);
+		sep = "; ";
+	}
 	fprintf(f, ".\n");
 }
 
 /* --- the report ---------------------------------------------------------- */
 
-static void family_section(FILE *f, const struct report *rp, const char *fam)
+static void family_home(FILE *f, const struct corpus *c, const char *fam)
 {
-	int s, n = 0;
+	int s, n = 0, home = -1;
 
-	for (s = 0; s < rp->ns; s++)
-		n += !strcmp(rp->sc[s].family, fam);
-	if (!n)
+	for (s = 0; s < c->ns; s++) {
+		if (strcmp(c->sc[s].family, fam))
+			continue;
+		n++;
+		if (home < 0)
+			home = corpus_home(c, s);
+	}
+	if (home < 0) {
+		fprintf(f, "The family's own platform is not in the corpus.\n");
 		return;
-	fprintf(f, "\n## %s: %s\n\nPlatform %s.\n\n", fam, family_title(fam),
-		report_primary(rp, fam)->plat->title);
+	}
+	fprintf(f, "On its own platform, %s:\n\n", c->ps[home].title);
 	if (!strcmp(fam, "S6"))
-		gov_head(f, "wakeup | interval (us)", "---|---:|", rp->gov, 1,
-			 rp->ng, "above % / below %");
+		gov_head(f, "wakeup | interval (us)", "---|---:|", c, 1,
+			 "above % / below %");
 	else if (n > 3)
-		gov_head(f, "scenario", "---|", rp->gov, 0, rp->ng,
+		gov_head(f, "scenario", "---|", c, 0,
 			 "energy % / miss % / lat us / work %");
 	else
 		table_head(f);
-	for (s = 0; s < rp->ns; s++) {
-		const struct result *rs = &rp->prim[s * rp->ng];
+	for (s = 0; s < c->ns; s++) {
+		const struct result *rs;
+		int p = corpus_home(c, s), g;
 
-		if (strcmp(rp->sc[s].family, fam))
+		if (strcmp(c->sc[s].family, fam) || p < 0)
 			continue;
+		rs = corpus_result(c, s, p, 0);
 		if (!strcmp(fam, "S6"))
-			sweep_row(f, rs, rp->ng);
+			sweep_row(f, c, rs);
 		else if (n > 3)
-			compact_row(f, rs, rp->ng);
+			compact_row(f, c, rs);
 		else
-			for (int g = 0; g < rp->ng; g++)
-				table_row(f, &rs[g]);
+			for (g = 0; g < c->ng; g++)
+				table_row(f, c, &rs[g]);
 	}
 	fputc('\n', f);
-	for (s = 0; s < rp->ns; s++)
-		if (!strcmp(rp->sc[s].family, fam))
-			verdict(f, &rp->prim[s * rp->ng], rp->ng);
+	for (s = 0; s < c->ns; s++)
+		if (!strcmp(c->sc[s].family, fam) && corpus_home(c, s) >= 0)
+			verdict(f, c, corpus_result(c, s, corpus_home(c, s), 0));
 }
 
-const struct result *report_primary(const struct report *rp, const char *fam)
+static void family_section(FILE *f, const struct corpus *c,
+			   const struct fam_stats *fs, int fi)
 {
-	int s;
+	const char *fam = fs->fam[fi];
 
-	for (s = 0; s < rp->ns; s++)
-		if (!strcmp(rp->sc[s].family, fam))
-			return &rp->prim[s * rp->ng];
-	return rp->prim;
+	fprintf(f, "\n## %s: %s\n\n", fam, family_title(fam));
+	if (fs->closed[fi])
+		fprintf(f, "Closed loop (marked *): energy and work are in %% of the best of ours and\n"
+			"the baselines, not of the oracle (which is no lower bound there).\n\n");
+	family_home(f, c, fam);
+	distribution_table(f, c, fs, fi);
+	versus_section(f, c, fs, fi);
 }
 
-static void intro(FILE *f, const struct report *rp)
+static void intro(FILE *f, const struct corpus *c)
 {
 	int g;
 
 	fprintf(f, "# idle-replay report\n\n");
 	fprintf(f, "Simulated idle timelines replayed through unmodified governor sources; the\n"
 		"model, the metrics and how to read this page are in `tools/idle-replay/README`.\n"
-		"Energy is idle energy per unit of time relative to the oracle (100 = the\n"
-		"oracle; lower is impossible), miss = above + below (the cpuidle core's\n"
-		"counters, in %% of entries), added latency is the exit latency paid by\n"
-		"wakeups that brought work, wrong tick is in %% of decisions taken with the\n"
-		"tick running, adapt is the number of entries after a phase switch before\n"
-		"8 entries in a row were neither above nor below.\n\nGovernors:");
-	for (g = 0; g < rp->ng; g++)
-		fprintf(f, " `%s`", rp->gov[g]->label);
-	fprintf(f, ".\n");
-}
+		"Energy is idle energy in %% of the yardstick: the oracle in open-loop\n"
+		"scenarios (a lower bound there, checked by the oracle gate), the best of ours\n"
+		"and the baselines in closed-loop ones (marked *, per work item).\n"
+		"Miss = above + below (the cpuidle core's counters, %% of entries), TVD is\n"
+		"the total variation distance of the time shares per state to the oracle's,\n"
+		"trap is the longest stretch in which at least half of the idle time was\n"
+		"spent shallower than the oracle (windows of %.1f s).\n\nGovernors:\n\n",
+		(double)WINDOW_NS / SEC);
+	for (g = 0; g < c->ng; g++) {
+		static const char *const role[] = {
+			"the lab's oracle", "ours", "baseline, base tree",
+			"baseline, mainline tree", "extra"
+		};
 
-static void write_report(FILE *f, const struct report *rp)
-{
-	static const char *const fams[] = {
-		"S1", "S2", "S3", "S4", "S5", "S6", "S7", "S8", "S9", "P", "X", "TR"
-	};
-	size_t i;
-
-	intro(f, rp);
-	seed_directions(f, rp);
-	for (i = 0; i < ARRAY_SIZE(fams); i++)
-		family_section(f, rp, fams[i]);
-	platform_section(f, rp);
-	fprintf(f, "\n## Plots\n\n![energy vs added latency](energy-latency.svg)\n\n"
-		"![pipe wakeups: above/below vs interval](sweep-pipe.svg)\n\n"
-		"![timer wakeups: above/below vs interval](sweep-timer.svg)\n");
-	speed_section(f, rp);
-}
-
-static void write_all(const struct report *rp, const char *dir)
-{
-	FILE *f = report_file(dir, "report.md");
-
-	write_report(f, rp);
-	fclose(f);
-	f = report_file(dir, "results.tsv");
-	write_tsv(f, rp);
-	fclose(f);
-	write_plot_files(rp, dir);
-}
-
-static void run_primary(struct report *rp)
-{
-	int s;
-
-	for (s = 0; s < rp->ns; s++) {
-		const struct platform *p = platform_find(rp->ps, rp->np,
-							 rp->sc[s].platform);
-
-		if (!p)
-			die("scenario %s: no platform '%s'", rp->sc[s].name,
-			    rp->sc[s].platform);
-		run_set(&rp->sc[s], p, rp->gov, rp->ng, &rp->prim[s * rp->ng]);
+		fprintf(f, "- `%s`: %s (%s)\n", c->gov[g]->label,
+			role[c->gov[g]->role], c->gov[g]->source);
 	}
 }
 
-static void run_all_platforms(struct report *rp)
-{
-	int s, p;
+struct gate_results {
+	int oracle, targets, regression, intended;
+};
 
-	for (s = 0; s < rp->ns; s++)
-		for (p = 0; p < rp->np; p++)
-			run_set(&rp->sc[s], &rp->ps[p], rp->gov, rp->ng,
-				&rp->all[(s * rp->np + p) * rp->ng]);
+static void write_report(FILE *f, const struct corpus *c,
+			 const struct fam_stats *fs, const struct gate_conf *gc,
+			 const struct intended *d, int nd, u64 random_div,
+			 struct gate_results *gr)
+{
+	int fi;
+
+	intro(f, c);
+	corpus_section(f, c);
+	gr->targets = targets_section(f, c, fs);
+	gr->regression = regression_gate(f, c, fs, gc);
+	gr->oracle = oracle_gate(f, c);
+	gr->intended = intended_section(f, c, d, nd, random_div);
+	trap_section(f, c);
+	seed001_section(f, c, fs);
+	seed_directions(f, c);
+	for (fi = 0; fi < fs->nf; fi++)
+		family_section(f, c, fs, fi);
+	fprintf(f, "\n## Plots\n\n![energy over the corpus](corpus-energy.svg)\n\n"
+		"![miss over the corpus](corpus-miss.svg)\n\n"
+		"![energy vs added latency](energy-latency.svg)\n");
+	for (fi = 0; fi < fs->nf; fi++)
+		if (!strcmp(fs->fam[fi], "S6"))
+			fprintf(f, "\n![pipe wakeups: above/below vs interval](sweep-pipe.svg)\n\n"
+				"![timer wakeups: above/below vs interval](sweep-timer.svg)\n");
+	speed_section(f, c);
 }
 
-static void report_govs(struct report *rp, const struct cli *c)
+/* --- the commands -------------------------------------------------------- */
+
+static void corpus_govs(struct corpus *c, const struct cli *cl)
 {
 	int g;
 
-	rp->gov[rp->ng++] = gov_find("oracle");
-	for (g = 0; g < c->ngov; g++)
-		if (strcmp(c->gov[g]->label, "oracle"))
-			rp->gov[rp->ng++] = c->gov[g];
+	c->gov[c->ng++] = gov_find("oracle");
+	for (g = 0; g < cl->ngov; g++)
+		if (cl->gov[g]->role != ROLE_ORACLE)
+			c->gov[c->ng++] = cl->gov[g];
+}
+
+/* Runs of ours and the base tree's teo are compared decision by decision. */
+static void corpus_setup(struct corpus *c, const struct cli *cl)
+{
+	const struct gov_entry *ours = gov_by_role(ROLE_OURS, NULL);
+	const struct gov_entry *base = gov_by_role(ROLE_BASE, "teo");
+
+	corpus_govs(c, cl);
+	c->ns = cli_scenarios(cl, &c->sc);
+	c->np = cli_platforms(cl, &c->ps);
+	if (ours && base) {
+		c->pair[0] = ours->label;
+		c->pair[1] = base->label;
+	}
+}
+
+u64 random_differential(const struct gov_entry *a, const struct gov_entry *b,
+			u64 cases, u64 seed, FILE *log);
+
+/* Everything the report, the check and the targets share. */
+struct evaluation {
+	struct corpus c;
+	struct fam_stats fs;
+	struct gate_conf gc;
+	struct intended *d;
+	int nd;
+	u64 random_div;
+};
+
+/* The corpus pass, the family statistics and what the gates read. */
+static struct evaluation *evaluate(const struct cli *cl)
+{
+	struct evaluation *ev = xcalloc(1, sizeof(*ev));
+	const struct gov_entry *ours = gov_by_role(ROLE_OURS, NULL);
+	const struct gov_entry *base = gov_by_role(ROLE_BASE, "teo");
+
+	if (cl->gates && gates_load(cl->gates, &ev->gc))
+		die("%s: bad regression gate file (see above)", cl->gates);
+	if (cl->intended) {
+		ev->nd = intended_load(cl->intended, cl->kunit ? cl->kunit :
+				       "drivers/cpuidle/governors/tests/teo_kunit.c",
+				       &ev->d);
+		if (ev->nd < 0)
+			die("%s: bad intended-differences file (see above)", cl->intended);
+	}
+	corpus_setup(&ev->c, cl);
+	corpus_run(&ev->c, (int)cl->jobs);
+	fam_stats_build(&ev->c, &ev->fs);
+	if (cl->intended && ours && base)
+		ev->random_div = random_differential(ours, base, 1000, cl->seed, NULL);
+	return ev;
+}
+
+static void evaluation_free(struct evaluation *ev)
+{
+	fam_stats_free(&ev->fs);
+	free(ev->d);
+	free(ev->c.res);
+	free(ev->c.ps);
+	scenarios_free(ev->c.sc, ev->c.ns);
+	free(ev);
 }
 
 int cmd_report(int argc, char **argv)
 {
-	struct cli c = cli_parse(argc, argv, "data out gov scenario");
-	struct report *rp = xcalloc(1, sizeof(*rp));
-	struct scenario *all;
-	int n = scenarios_build(&all), s;
+	struct cli cl = cli_parse(argc, argv,
+		"data out gov scenario platform jobs gates intended kunit seed");
+	struct evaluation *ev;
+	struct gate_results gr;
+	FILE *f;
 
-	if (!c.out)
+	if (!cl.out)
 		die("report needs --out DIR");
-	if (mkdir(c.out, 0777) && errno != EEXIST)
-		die("cannot create %s: %s", c.out, strerror(errno));
-	report_govs(rp, &c);
-	rp->sc = xcalloc(n, sizeof(*rp->sc));
-	for (s = 0; s < n; s++)
-		if (cli_scenario_wanted(&c, &all[s]))
-			rp->sc[rp->ns++] = all[s];
-	rp->np = cli_platforms(&c, &rp->ps);
-	rp->prim = xcalloc((size_t)rp->ns * rp->ng, sizeof(*rp->prim));
-	rp->all = xcalloc((size_t)rp->ns * rp->np * rp->ng, sizeof(*rp->all));
-	run_primary(rp);
-	run_all_platforms(rp);
-	write_all(rp, c.out);
-	printf("wrote %s/report.md, results.tsv and the plot data\n", c.out);
+	if (mkdir(cl.out, 0777) && errno != EEXIST)
+		die("cannot create %s: %s", cl.out, strerror(errno));
+	ev = evaluate(&cl);
+	f = report_file(cl.out, "report.md");
+	write_report(f, &ev->c, &ev->fs, &ev->gc, ev->d, ev->nd, ev->random_div, &gr);
+	fclose(f);
+	f = report_file(cl.out, "results.tsv");
+	write_tsv(f, &ev->c);
+	fclose(f);
+	write_plot_files(&ev->c, &ev->fs, cl.out);
+	printf("wrote %s/report.md, results.tsv and the plot data\n", cl.out);
+	evaluation_free(ev);
 	return 0;
+}
+
+/* The first divergences of ours from the base teo, for the check's log. */
+static void show_divergences(const struct corpus *c, int most)
+{
+	int ours = corpus_gov(c, gov_by_role(ROLE_OURS, NULL)), s, p;
+
+	for (s = 0; ours >= 0 && s < c->ns; s++) {
+		for (p = 0; p < c->np; p++) {
+			const struct result *r = corpus_result(c, s, p, ours);
+
+			if (r->diverged > 0 && most-- > 0)
+				fputs(r->divergence, stdout);
+		}
+	}
+}
+
+/*
+ * The gates: the oracle gate, the regression gate against every baseline,
+ * the intended differences, and with --targets the targets.  The sections
+ * go to stdout; the exit status says whether a gate failed.
+ */
+int cmd_check(int argc, char **argv)
+{
+	struct cli cl = cli_parse(argc, argv,
+		"data gov scenario platform jobs gates intended kunit seed targets");
+	struct evaluation *ev = evaluate(&cl);
+	int failed = 0, missed;
+
+	show_divergences(&ev->c, 5);
+	failed += oracle_gate(stdout, &ev->c) ? 1 : 0;
+	failed += regression_gate(stdout, &ev->c, &ev->fs, &ev->gc) ? 1 : 0;
+	failed += intended_section(stdout, &ev->c, ev->d, ev->nd, ev->random_div) ? 1 : 0;
+	missed = targets_section(stdout, &ev->c, &ev->fs);
+	if (cl.targets && missed)
+		failed++;
+	printf("\ngates: %d of %d failed%s\n", failed, cl.targets ? 4 : 3,
+	       cl.targets ? " (targets included)" : " (targets reported, not gated)");
+	evaluation_free(ev);
+	return failed ? 1 : 0;
+}
+
+/* The targets alone: exit 1 if any is missed. */
+int cmd_targets(int argc, char **argv)
+{
+	struct cli cl = cli_parse(argc, argv, "data gov scenario platform jobs seed");
+	struct evaluation *ev = evaluate(&cl);
+	int missed = targets_section(stdout, &ev->c, &ev->fs);
+
+	evaluation_free(ev);
+	return missed ? 1 : 0;
 }

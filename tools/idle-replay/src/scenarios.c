@@ -38,6 +38,36 @@ static const struct {
 	{ "TR", "Recorded trace" },
 };
 
+/* The families in report order (TR, recorded traces, is not one of them). */
+const char *const replay_families[] = {
+	"S1", "S2", "S3", "S4", "S5", "S6", "S7", "S8", "S9", "P", "X"
+};
+const int replay_nfamilies = ARRAY_SIZE(replay_families);
+
+/*
+ * A scenario is a closed loop when an arrival is scheduled from the end of
+ * earlier work (chained or ring streams): the exit latencies a governor
+ * pays then move the rest of its timeline.
+ */
+void scenario_finish(struct scenario *s)
+{
+	int i;
+
+	s->closed = false;
+	for (i = 0; i < s->nstreams; i++)
+		if (s->streams[i].mode == SM_CHAIN || s->streams[i].mode == SM_RING)
+			s->closed = true;
+}
+
+void scenarios_free(struct scenario *sc, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		free(sc[i].ctl);
+	free(sc);
+}
+
 const char *family_title(const char *family)
 {
 	size_t i;
@@ -122,7 +152,7 @@ static void add_ctl(struct scenario *s, u64 t, enum ctl_kind kind, s64 v)
 
 static void s1_idle(struct scn_list *l)
 {
-	struct scenario *s = scn_new(l, "S1", "mt8196", 1000, 1, 6 * SEC);
+	struct scenario *s = scn_new(l, "S1", "mt8196", 1000, 1, 60 * SEC);
 
 	scn_name(s, "s1-idle-hz1000", "fully idle, sparse timers and device interrupts");
 	background(s);
@@ -193,7 +223,13 @@ static void s6_sweep(struct scn_list *l, enum ev_kind kind, unsigned int n_us)
 	snprintf(title, sizeof(title), "%s wakeup every %u us", what, n_us);
 	scn_name(s, name, title);
 	s->sweep_us = n_us;
-	add(s, SM_CHAIN, kind, UNI(n - n / 50, n + n / 50), UNI(2 * US, 4 * US));
+	/*
+	 * A pipe wakeup comes from a waker on another CPU whose own timer does
+	 * not wait for this CPU (open loop); a timer wakeup is armed by the
+	 * wakee after its work (closed loop).
+	 */
+	add(s, kind == EV_IRQ ? SM_PERIODIC : SM_CHAIN, kind,
+	    UNI(n - n / 50, n + n / 50), UNI(2 * US, 4 * US));
 	background(s);
 }
 
@@ -227,7 +263,8 @@ static void s9_tick_stopped(struct scn_list *l)
 
 	scn_name(s, "s9-tick-stopped",
 		 "bursts of work-less interrupts, then long gaps to a far timer");
-	add(s, SM_CHAIN, EV_IRQ, BIMOD(90, 20 * US, 40 * US, 20 * MS, 80 * MS), CONST(0));
+	/* A device: its interrupts do not wait for this CPU (open loop). */
+	add(s, SM_PERIODIC, EV_IRQ, BIMOD(90, 20 * US, 40 * US, 20 * MS, 80 * MS), CONST(0));
 	add(s, SM_PERIODIC, EV_TIMER, CONST(1 * SEC), CONST(50 * US));
 }
 
@@ -313,6 +350,8 @@ int scenarios_build(struct scenario **out)
 	p_io_idle(&l);
 	p_pipe(&l);
 	x_constraints(&l);
+	for (i = 0; i < (size_t)l.n; i++)
+		scenario_finish(&l.v[i]);
 	*out = l.v;
 	return l.n;
 }

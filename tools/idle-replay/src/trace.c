@@ -11,6 +11,8 @@
 
 #define TRACE_MAGIC	"idle-replay-trace"
 #define TRACE_SLACK	(10 * MS)	/* run on after the last event */
+#define TRACE_MAX_T	(1000000ULL * SEC)	/* 11.6 days: no time can wrap */
+#define TRACE_MAX_WORK	(1000ULL * SEC)
 
 struct tparse {
 	const char *path;
@@ -31,21 +33,64 @@ static int terr(struct tparse *tp, const char *what, const char *tok)
 	return -1;
 }
 
+/*
+ * A plain decimal number (no octal, no hex, no sign) up to @max; "-1" too
+ * if @minus_one.
+ */
 static int tnum(struct tparse *tp, const char *tok, const char *what,
-		bool may_be_negative, s64 *v)
+		bool minus_one, u64 max, s64 *v)
 {
+	unsigned long long x;
+	char msg[96];
+
+	if (!tok) {
+		snprintf(msg, sizeof(msg), "truncated line: missing %s", what);
+		return terr(tp, msg, NULL);
+	}
+	if (minus_one && !strcmp(tok, "-1")) {
+		*v = -1;
+		return 0;
+	}
+	if (tok[0] == '-') {
+		snprintf(msg, sizeof(msg), "negative %s:", what);
+		return terr(tp, msg, tok);
+	}
+	if (parse_decimal(tok, ~0ULL, &x)) {
+		bool digits = strspn(tok, "0123456789") == strlen(tok) && tok[0] != '0';
+
+		snprintf(msg, sizeof(msg), digits ? "%s above %llu:" :
+			 "%s is not a plain decimal number:", what,
+			 (unsigned long long)max);
+		return terr(tp, msg, tok);
+	}
+	if (x > max) {
+		snprintf(msg, sizeof(msg), "%s above %llu:", what,
+			 (unsigned long long)max);
+		return terr(tp, msg, tok);
+	}
+	*v = (s64)x;
+	return 0;
+}
+
+/* A disabled-state mask: decimal, or hex with 0x; states 0..9 only. */
+static int tmask(struct tparse *tp, const char *tok, s64 *v)
+{
+	unsigned long long x;
 	char *end;
-	long long x;
 
 	if (!tok)
-		return terr(tp, "truncated line: missing", what);
-	errno = 0;
-	x = strtoll(tok, &end, 0);
-	if (*end || end == tok || errno)
-		return terr(tp, "not a number:", tok);
-	if (x < 0 && !may_be_negative)
-		return terr(tp, "negative value:", tok);
-	*v = x;
+		return terr(tp, "truncated line: missing disable mask", NULL);
+	if (!strncmp(tok, "0x", 2) && tok[2] && strspn(tok + 2, "0123456789abcdefABCDEF") == strlen(tok + 2)) {
+		errno = 0;
+		x = strtoull(tok + 2, &end, 16);
+		if (errno)
+			x = ~0ULL;
+	} else if (parse_decimal(tok, ~0ULL, &x)) {
+		return terr(tp, "disable mask is neither decimal nor 0x-hex:", tok);
+	}
+	if (x >> CPUIDLE_STATE_MAX)
+		return terr(tp, "disable mask has bits above state 9:", tok);
+	*v = (s64)x;
 	return 0;
 }
 
@@ -55,10 +100,8 @@ static int push_ev(struct tparse *tp, int cpu, int kind, u64 t, u64 work)
 
 	if (*n == *cap) {
 		*cap = *cap ? 2 * *cap : 1024;
-		tp->ev[cpu][kind] = realloc(tp->ev[cpu][kind],
-					    *cap * sizeof(struct trace_ev));
-		if (!tp->ev[cpu][kind])
-			die("out of memory");
+		tp->ev[cpu][kind] = xrealloc(tp->ev[cpu][kind],
+					     *cap * sizeof(struct trace_ev));
 	}
 	tp->ev[cpu][kind][(*n)++] = (struct trace_ev){ t, work };
 	return 0;
@@ -68,7 +111,7 @@ static int parse_cpu(struct tparse *tp, const char *tok, int *cpu)
 {
 	s64 v;
 
-	if (tnum(tp, tok, "cpu", false, &v))
+	if (tnum(tp, tok, "cpu", false, ~0ULL, &v))
 		return -1;
 	if (v >= MAX_CPUS || (tp->cpus && v >= tp->cpus))
 		return terr(tp, "cpu out of range:", tok);
@@ -83,11 +126,10 @@ static int parse_ctl(struct tparse *tp, u64 t, int cpu, const char *kind,
 	bool qos = !strcmp(kind, "qos");
 	s64 v;
 
-	if (tnum(tp, tok, qos ? "latency limit" : "disable mask", qos, &v))
+	if (qos ? tnum(tp, tok, "latency limit", true, 4000ULL * SEC, &v) :
+		  tmask(tp, tok, &v))
 		return -1;
-	s->ctl = realloc(s->ctl, (s->nctl + 1) * sizeof(*s->ctl));
-	if (!s->ctl)
-		die("out of memory");
+	s->ctl = xrealloc(s->ctl, (s->nctl + 1) * sizeof(*s->ctl));
 	s->ctl[s->nctl++] = (struct ctl_ev){
 		t, cpu, qos ? CTL_QOS : CTL_DISABLE, v
 	};
@@ -100,21 +142,24 @@ static int parse_event(struct tparse *tp, const char *ttok)
 	int cpu, k;
 	s64 t, work;
 
-	if (tnum(tp, ttok, "time", false, &t) ||
+	if (tnum(tp, ttok, "time", false, TRACE_MAX_T, &t) ||
 	    parse_cpu(tp, strtok(NULL, " \t"), &cpu))
 		return -1;
 	kind = strtok(NULL, " \t");
 	if (!kind)
 		return terr(tp, "truncated line: kind missing", NULL);
-	if (!strcmp(kind, "qos") || !strcmp(kind, "disable"))
-		return parse_ctl(tp, t, cpu, kind, strtok(NULL, " \t"));
-	if (strcmp(kind, "timer") && strcmp(kind, "irq"))
+	if (strcmp(kind, "timer") && strcmp(kind, "irq") &&
+	    strcmp(kind, "qos") && strcmp(kind, "disable"))
 		return terr(tp, "unknown kind (timer, irq, qos, disable):", kind);
-	if (tnum(tp, strtok(NULL, " \t"), "work", false, &work))
-		return -1;
 	if ((u64)t < tp->last[cpu])
 		return terr(tp, "time goes backwards on this cpu:", ttok);
 	tp->last[cpu] = t;
+	if (!strcmp(kind, "qos") || !strcmp(kind, "disable"))
+		return parse_ctl(tp, t, cpu, kind, strtok(NULL, " \t"));
+	if (tnum(tp, strtok(NULL, " \t"), "work", false, TRACE_MAX_WORK, &work))
+		return -1;
+	if (strtok(NULL, " \t"))
+		return terr(tp, "extra field after the work", NULL);
 	tp->end = max(tp->end, (u64)t + (u64)work);
 	k = !strcmp(kind, "irq");
 	return push_ev(tp, cpu, k, t, work);
@@ -132,7 +177,7 @@ static int parse_header(struct tparse *tp, const char *key)
 		snprintf(s->platform, sizeof(s->platform), "%s", val);
 		return 0;
 	}
-	if (tnum(tp, val, key, false, &v))
+	if (tnum(tp, val, key, false, ~0ULL, &v))
 		return -1;
 	if (!strcmp(key, "hz") && (v == 100 || v == 250 || v == 300 || v == 1000))
 		s->hz = (int)v;
@@ -212,6 +257,8 @@ static int trace_finish(struct tparse *tp)
 			top = cpu + 1;
 	if (!top)
 		return terr(tp, "no timer or irq events", NULL);
+	if (tp->cpus && top > tp->cpus)
+		return terr(tp, "an event names a cpu beyond the 'cpus' line", NULL);
 	s->ncpu = tp->cpus ? tp->cpus : top;
 	s->duration = tp->end + TRACE_SLACK;
 	sort_ctl(s->ctl, s->nctl);
@@ -225,7 +272,7 @@ int trace_load(const char *path, struct scenario *s)
 	const char *base = strrchr(path, '/');
 	char buf[512];
 	FILE *f = fopen(path, "r");
-	int err = 0;
+	int cpu, k, rc = 0, err = 0;
 
 	memset(s, 0, sizeof(*s));
 	s->hz = 250;
@@ -236,15 +283,39 @@ int trace_load(const char *path, struct scenario *s)
 		fprintf(stderr, "idle-replay: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	while (!err && fgets(buf, sizeof(buf), f)) {
-		tp.line++;
-		if (!strchr(buf, '\n') && !feof(f))
-			err = terr(&tp, "line too long", NULL);
-		else
+	while (!err && !rc) {
+		rc = read_line(f, buf, sizeof(buf), path, ++tp.line);
+		if (rc < 0)
+			err = -1;
+		else if (!rc)
 			err = tline(&tp, buf);
 	}
 	fclose(f);
-	return err ? -1 : trace_finish(&tp);
+	if (!err)
+		err = trace_finish(&tp);
+	if (err) {
+		for (cpu = 0; cpu < MAX_CPUS; cpu++)
+			for (k = 0; k < 2; k++)
+				free(tp.ev[cpu][k]);
+		free(s->ctl);
+		s->ctl = NULL;
+		return -1;
+	}
+	scenario_finish(s);
+	return 0;
+}
+
+/* Free what trace_load() allocated. */
+void trace_free(struct scenario *s)
+{
+	int i;
+
+	for (i = 0; i < s->nstreams; i++)
+		if (s->streams[i].mode == SM_LIST)
+			free((void *)s->streams[i].list);
+	free(s->ctl);
+	s->ctl = NULL;
+	s->nstreams = 0;
 }
 
 /* --- the converter ------------------------------------------------------- */

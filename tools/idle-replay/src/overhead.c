@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * idle-replay: governor overhead, ns per select() + reflect(), measured
+ * side by side in one run.  Each governor first runs a few scenarios in the
+ * engine, which records every call with the answers the kernel calls gave;
+ * the recording is then played back to the governor alone in a tight loop
+ * (the kernel calls answer from the record), rounds of all governors taking
+ * turns; the fastest round counts, as interference only slows a round down.  A governor that does nothing calls the same playback: its time is
+ * the loop's own cost and is subtracted.  Informational only: wall-clock
+ * numbers vary with the machine and its load, and never gate anything.
+ */
+
+#include <stdlib.h>
+#include <time.h>
+
+#include "replay.h"
+#include "cli.h"
+
+/* A mix of busy, idle, IO and server timelines, on their own platforms. */
+static const char *const bench_scenarios[] = {
+	"s2-desktop-idle", "s3-pingpong-2cpu-w100", "s4-fio-nvme",
+	"s6-pipe-130us", "s6-timer-300us", "s8-server-mix", "x-qos-disable",
+};
+
+struct bench {
+	const struct gov_entry *g;
+	struct call_rec rec[ARRAY_SIZE(bench_scenarios)];
+	const struct platform *plat[ARRAY_SIZE(bench_scenarios)];
+	int hz[ARRAY_SIZE(bench_scenarios)];
+	double *ns, *null_ns;	/* per round: the governor, the null one */
+	u64 calls;
+	u64 mismatches;		/* playback decided otherwise than recorded */
+};
+
+static int null_select(struct cpuidle_driver *drv, struct cpuidle_device *dev,
+		       bool *stop_tick)
+{
+	return (int)(local_clock() & 0) + (tick_nohz_tick_stopped() ? 0 : 0);
+}
+
+static void null_reflect(struct cpuidle_device *dev, int index)
+{
+	(void)tick_nohz_idle_got_tick();
+}
+
+static struct cpuidle_governor null_gov = {
+	.name = "null", .select = null_select, .reflect = null_reflect,
+};
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/*
+ * Play the record @r back to @gov on fresh devices; the elapsed ns.  With
+ * @mismatch, count the selections that differ from the record.
+ */
+static double play(struct cpuidle_governor *gov, const struct call_rec *r,
+		   const struct platform *p, int hz, u64 *mismatch)
+{
+	static struct cpuidle_device dev[MAX_CPUS];
+	struct cpuidle_driver drv = p->drv;
+	double t0;
+	size_t i;
+	int cpu, k;
+	bool stop;
+
+	replay_tick_nsec = (NSEC_PER_SEC + hz / 2) / hz;
+	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
+		memset(&dev[cpu], 0, sizeof(dev[cpu]));
+		dev[cpu].cpu = cpu;
+		dev[cpu].enabled = dev[cpu].registered = 1;
+		dev[cpu].last_state_idx = -1;
+		replay_playback = &(struct call){ .cpu = (s8)cpu };
+		if (gov->enable)
+			gov->enable(&drv, &dev[cpu]);
+	}
+	t0 = now_ns();
+	for (i = 0; i < r->n; i++) {
+		const struct call *c = &r->c[i];
+		struct cpuidle_device *d = &dev[(int)c->cpu];
+
+		d->last_residency_ns = c->last_residency;
+		d->poll_time_limit = c->poll_limit_hit;
+		for (k = 0; k < drv.state_count; k++)
+			d->states_usage[k].disable = c->disabled >> k & 1;
+		replay_playback = c;
+		replay_playback_reflect = false;
+		stop = true;
+		k = gov->select(&drv, d, &stop);
+		if (mismatch && k != c->idx)
+			(*mismatch)++;
+		if (!c->reflected)
+			continue;
+		replay_playback_reflect = true;
+		d->poll_time_limit = c->poll_at_reflect;
+		if (gov->reflect)
+			gov->reflect(d, c->idx);
+		d->last_state_idx = c->idx;
+	}
+	t0 = now_ns() - t0;
+	replay_playback = NULL;
+	return t0;
+}
+
+static void record(struct bench *b, struct scenario *sc, int ns,
+		   const struct platform *ps, int np)
+{
+	size_t i;
+	int s;
+
+	for (i = 0; i < ARRAY_SIZE(bench_scenarios); i++) {
+		struct run_opts o = { .rec = &b->rec[i] };
+		struct metrics *m = xcalloc(1, sizeof(*m));
+
+		for (s = 0; s < ns && strcmp(sc[s].name, bench_scenarios[i]); s++)
+			;
+		if (s == ns)
+			die("overhead: no scenario %s", bench_scenarios[i]);
+		b->plat[i] = platform_find(ps, np, sc[s].platform);
+		if (!b->plat[i])
+			die("overhead: no platform %s", sc[s].platform);
+		b->hz[i] = sc[s].hz;
+		run_one(&sc[s], b->plat[i], b->g, &o, m);
+		b->calls += b->rec[i].n;
+		free(m);
+	}
+}
+
+static double round_of(struct bench *b, struct cpuidle_governor *gov, u64 *mis)
+{
+	double t = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bench_scenarios); i++)
+		t += play(gov, &b->rec[i], b->plat[i], b->hz[i], mis);
+	return t;
+}
+
+int cmd_overhead(int argc, char **argv)
+{
+	struct cli c = cli_parse(argc, argv, "data gov rounds");
+	int rounds = c.rounds ? (int)c.rounds : 40, ns, np, g, k, n = 0;
+	const struct gov_entry *ref = gov_by_role(ROLE_MAINLINE, "teo");
+	struct bench *b = xcalloc(MAX_GOVS + 1, sizeof(*b));
+	struct scenario *sc;
+	struct platform *ps;
+	double ref_ns = 0;
+	size_t i;
+
+	ns = scenarios_build(&sc);
+	np = cli_platforms(&c, &ps);
+	for (g = 0; g < c.ngov; g++)
+		if (c.gov[g]->role != ROLE_ORACLE)
+			b[n++].g = c.gov[g];
+	if (!n)
+		die("overhead: no governor to measure");
+	for (g = 0; g < n; g++) {
+		record(&b[g], sc, ns, ps, np);
+		round_of(&b[g], b[g].g->gov, &b[g].mismatches);
+		b[g].ns = xcalloc(2 * rounds, sizeof(double));
+		b[g].null_ns = b[g].ns + rounds;
+	}
+	for (k = 0; k < rounds; k++) {
+		for (g = 0; g < n; g++) {
+			b[g].ns[k] = round_of(&b[g], b[g].g->gov, NULL);
+			b[g].null_ns[k] = round_of(&b[g], &null_gov, NULL);
+		}
+	}
+	for (g = 0; g < n; g++) {
+		/* The fastest round: interference only slows a round down. */
+		b[g].ns[0] = (vmin(b[g].ns, rounds) -
+			      vmin(b[g].null_ns, rounds)) / b[g].calls;
+		b[g].null_ns[0] = vmin(b[g].null_ns, rounds) / b[g].calls;
+		if (b[g].g == ref)
+			ref_ns = b[g].ns[0];
+	}
+	printf("governor overhead: ns per select() + reflect(), -O2, fastest of %d rounds, each governor's own recorded calls on %zu scenarios; informational, never a gate\n\n",
+	       rounds, ARRAY_SIZE(bench_scenarios));
+	printf("| governor | calls | ns per call | vs %s | playback faithful |\n|---|---:|---:|---:|---|\n",
+	       ref ? ref->label : "(no mainline teo)");
+	for (g = 0; g < n; g++) {
+		double net = b[g].ns[0];
+
+		printf("| %s | %llu | %.1f | %s%.2f | %s |\n", b[g].g->label,
+		       (unsigned long long)b[g].calls, net, ref_ns > 0 ? "x" : "",
+		       ref_ns > 0 ? net / ref_ns : 0,
+		       b[g].mismatches ? "NO" : "yes");
+	}
+	printf("\nloop and playback cost alone (subtracted): %.1f ns per call\n",
+	       b[0].null_ns[0]);
+	for (g = 0; g < n; g++) {
+		for (i = 0; i < ARRAY_SIZE(bench_scenarios); i++)
+			free(b[g].rec[i].c);
+		free(b[g].ns);
+	}
+	free(b);
+	free(ps);
+	scenarios_free(sc, ns);
+	return 0;
+}

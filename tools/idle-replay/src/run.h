@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* idle-replay: the corpus pass (run.c) and what reads its results. */
+#ifndef IDLE_REPLAY_RUN_H
+#define IDLE_REPLAY_RUN_H
+
+#include "replay.h"
+
+struct corpus {
+	const struct gov_entry *gov[MAX_GOVS];	/* the oracle first */
+	int ng;
+	struct scenario *sc;
+	int ns;
+	struct platform *ps;
+	int np;
+	const char *pair[2];	/* labels whose decisions are compared */
+	struct result *res;	/* [scenario][platform][governor] */
+};
+
+void run_cell(const struct corpus *c, int si, int pi, struct result *out);
+void corpus_run(struct corpus *c, int jobs);
+struct result *corpus_result(const struct corpus *c, int s, int p, int g);
+int corpus_home(const struct corpus *c, int s);
+int corpus_gov(const struct corpus *c, const struct gov_entry *g);
+long first_divergence(const struct decision_log *a, const struct decision_log *b);
+void describe_divergence(char *buf, size_t n, const char *what,
+			 const char *la, const struct decision_log *a,
+			 const char *lb, const struct decision_log *b, long at);
+
+/* --- family statistics, targets and gates (gates.c) -------------------- */
+
+/* One governor's results in one family over the tables of the corpus. */
+struct fam_stat {
+	int n;			/* tables */
+	double *energy, *miss;	/* per table: mean over the family's scenarios */
+	double med_energy, med_miss, worst_energy, worst_miss;
+	int losses;		/* tables where it loses to the best other one */
+};
+
+struct fam_stats {
+	int nf;
+	const char *fam[16];
+	bool closed[16];	/* any closed-loop scenario in the family */
+	struct fam_stat st[16][MAX_GOVS];
+};
+
+void fam_stats_build(const struct corpus *c, struct fam_stats *fs);
+void fam_stats_free(struct fam_stats *fs);
+
+/* Regression gate thresholds, per baseline role and kind. */
+struct gate_rule {
+	enum gov_role role;
+	char kind[8];
+	bool active;
+	double energy_pct, miss_pts, worst_pct;
+};
+
+struct gate_conf {
+	struct gate_rule r[8];
+	int n;
+};
+
+int gates_load(const char *path, struct gate_conf *gc);
+
+/* Intended differences of ours against the base tree's teo. */
+struct intended {
+	char id[32];
+	char text[160];
+	char kunit[64];
+};
+
+int intended_load(const char *path, const char *kunit_src,
+		  struct intended **out);
+
+/* Each writes its section to @f and returns the number of failures. */
+int oracle_gate(FILE *f, const struct corpus *c);
+int targets_section(FILE *f, const struct corpus *c, const struct fam_stats *fs);
+int regression_gate(FILE *f, const struct corpus *c, const struct fam_stats *fs,
+		    const struct gate_conf *gc);
+int intended_section(FILE *f, const struct corpus *c,
+		     const struct intended *d, int nd, u64 random_divergent);
+void versus_section(FILE *f, const struct corpus *c, const struct fam_stats *fs,
+		    int fi);
+
+#endif /* IDLE_REPLAY_RUN_H */

@@ -1,0 +1,279 @@
+# SPDX-License-Identifier: GPL-2.0
+# The steps of 'scripts/replay.sh check' besides the build: the gates, the
+# contract check and the tooling tests.  Sourced by scripts/replay.sh, which
+# provides LAB, TEO_REPO, base, mainline, data_args and the settings.
+# shellcheck shell=bash
+# shellcheck disable=SC2154 # base, mainline, data_args: set by replay.sh
+
+passed=0
+failed=0
+
+result() {
+	local ok=$1
+	shift
+	if [ "$ok" = 0 ]; then
+		passed=$((passed + 1))
+		printf 'PASS %s\n' "$*"
+	else
+		failed=$((failed + 1))
+		printf 'FAIL %s\n' "$*"
+	fi
+}
+
+# The gates of the corpus: one pass of every scenario on every table.
+check_gates() {
+	local bin=$1 log=$2 rc=0
+	shift 2
+	"$bin" check --jobs 2 "${data_args[@]}" --gates "$GATES" \
+		--intended "$INTENDED" --kunit "$KUNIT_SRC" "$@" >"$log" 2>&1 || rc=$?
+	grep -E '^(DIVERGENCE|- BELOW|\*\*(PASSED|FAILED)|Targets missed|Mean over|gates:)' "$log" |
+		sed 's/^/  /' | head -40 || true
+	grep -q '^gates: ' "$log" || { sed 's/^/  /' "$log" | tail -5; rc=1; }
+	result "$rc" "gates: oracle, regression against every baseline, intended differences${1:+, targets} (log: $log)"
+}
+
+# UBSan reports name the source file; ours and the lab must have none.
+own_sanitizer_errors() {
+	grep -E 'runtime error' "$1" | grep -E "($TEO_REPO/drivers|$LAB)" || true
+}
+
+# Every governor of the build, a million random decisions each under
+# ASan/UBSan; a violation of ours or the oracle's, or a sanitizer report
+# from our code, fails.
+run_contract() {
+	local asan=$1 dir=$2 gov log rc bad=0
+	for gov in $("$asan" list | awk '/^governors:/ { on = 1; next } /^[a-z]/ { on = 0 } on { print $1 }'); do
+		log=$dir/fuzz-$gov.log
+		rc=0
+		ASAN_OPTIONS=exitcode=86:detect_leaks=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=0 \
+			"$asan" fuzz --gov "$gov" --decisions "$FUZZ_DECISIONS" \
+			--seed "$FUZZ_SEED" --must-pass "$MUST_PASS" >"$log" 2>&1 || rc=$?
+		sed -n '2,$p' "$log" | grep -vE '^(    |SUMMARY|=)' | sed 's/^/  /' | head -24
+		grep -E 'runtime error|ERROR: AddressSanitizer|ERROR: LeakSanitizer' "$log" |
+			sed 's/^/    /' | head -10 || true
+		case $MUST_PASS, in
+		*"$gov",*)
+			[ -z "$(own_sanitizer_errors "$log")" ] || rc=1
+			[ "$rc" = 0 ] || { bad=1; echo "  $gov: exit $rc (a violation of ours or the oracle's)"; } ;;
+		*)
+			[ "$rc" = 0 ] || echo "  baseline $gov: exit $rc, findings above (not a failure of ours)" ;;
+		esac
+	done
+	return "$bad"
+}
+
+# Expect $bin validate FILE to fail with "FILE:LINE: reason" from the file's
+# "# expect: LINE: reason" line, on one line of its own.
+check_bad_file() {
+	local bin=$1 file=$2 want=$3 err rc=0
+	err=$("$bin" validate "$file" 2>&1 >/dev/null) || rc=$?
+	if [ "$rc" = 1 ] && [[ $err == "idle-replay: $file:$want"* ]] &&
+	   [ "$(printf '%s\n' "$err" | wc -l)" = 1 ]; then
+		result 0 "bad input rejected: ${file#"$LAB"/}:$want"
+	else
+		result 1 "bad input $file: wanted one line '$file:$want', got exit $rc: $err"
+	fi
+}
+
+bad_files() {
+	local bin=$1 dir=$2 f want
+	for f in "$LAB"/tests/bad/*.plat "$LAB"/tests/bad/*.trace; do
+		want=$(sed -n 's/^# expect: //p' "$f" | head -1)
+		[ -n "$want" ] || want=$(cat "$f.expect")
+		check_bad_file "$bin" "$f" "$want"
+	done
+	# A path with a space is named as it is.
+	mkdir -p "$dir/with space"
+	cp "$LAB/tests/bad/negative.plat" "$dir/with space/bad file.plat"
+	check_bad_file "$bin" "$dir/with space/bad file.plat" \
+		"$(sed -n 's/^# expect: //p' "$LAB/tests/bad/negative.plat")"
+}
+
+# Tables the kernel would run although they break the lab's old rules.
+odd_tables() {
+	local bin=$1 f want out rc
+	for f in "$LAB"/tests/data/*.plat; do
+		want=$(sed -n 's/^# note: //p' "$f" | head -1)
+		rc=0
+		out=$("$bin" validate "$f" 2>&1) || rc=$?
+		[ "$rc" = 0 ] && [[ $out == *"$want"* ]] || rc=1
+		result "$rc" "table run as the kernel would: ${f#"$LAB"/} ($want)"
+	done
+}
+
+check_converter() {
+	local bin=$1 dir=$2 in name rc
+	for in in "$LAB"/tests/data/*.txt; do
+		name=$(basename "$in" .txt)
+		rc=0
+		"$bin" convert "$in" "$dir/$name.trace" 2>/dev/null || rc=$?
+		[ "$rc" = 0 ] && diff -u "$LAB/tests/data/$name.trace" "$dir/$name.trace" >&2 || rc=1
+		[ "$rc" = 0 ] && "$bin" run --trace "$dir/$name.trace" --platform rk3399 >/dev/null || rc=1
+		result "$rc" "converter: $name.txt gives tests/data/$name.trace, which replays"
+	done
+	in=$LAB/tests/bad/perf-bad-cpu.txt
+	rc=0
+	if "$bin" convert "$in" "$dir/bad.trace" 2>"$dir/bad.err" ||
+	   [ -e "$dir/bad.trace" ] || [ -e "$dir/bad.trace.tmp" ] ||
+	   ! grep -q "perf-bad-cpu.txt:2: cpu 999 out of range" "$dir/bad.err"; then
+		rc=1
+	fi
+	result "$rc" "converter: bad input named with its line, nothing written"
+}
+
+# Governor sources: a missing kernel API is named; a file registering
+# nothing is named; a quoted #include finds the gov.h next to the source
+# (so each tree's governors use their own tree's gov.h).
+governor_builds() {
+	local out=$1 err rc=0 label gov_h
+	err=$(make -s -C "$LAB" BASE="$base" O="$out" probe \
+		SRC="$LAB/tests/bad/needs-missing-api.c" LABEL=probe 2>&1) && rc=1
+	[[ $err == *"needs kernel API the shim lacks: function tick_nohz_get_next_hrtimer()"* ]] || rc=1
+	result "$rc" "a governor needing an API the shim lacks fails to build, naming it"
+
+	rc=0
+	make -s -C "$LAB" BASE="$base" O="$out" probe SRC="$LAB/tests/govh/probe.c" \
+		LABEL=govh >/dev/null 2>&1 || rc=1
+	grep -q "$LAB/tests/govh/gov.h" "$out/probe/gov-govh.o.d" 2>/dev/null || rc=1
+	for label in $(make -s -C "$LAB" BASE="$base" MAINLINE="$mainline" labels |
+		       awk '$2 == "base" || $2 == "mainline" { print $1 "=" $3 }'); do
+		gov_h=$(dirname "${label#*=}")/gov.h
+		grep -q "$gov_h" "$out/fast/gov-${label%%=*}.o.d" || rc=1
+	done
+	result "$rc" "each governor builds with the gov.h next to it (base and mainline trees' own)"
+
+	rc=0
+	err=$(make -s -C "$LAB" BASE="$base" O="$out/nothing" \
+		GOV_EXTRA="quiet=$LAB/tests/bad/registers-nothing.c" "$out/nothing/idle-replay" 2>&1 &&
+	      "$out/nothing/idle-replay" list 2>&1) && rc=1
+	[[ $err == *"governor 'quiet' ($LAB/tests/bad/registers-nothing.c) registered nothing"* ]] || rc=1
+	result "$rc" "a --gov file that registers no governor is named at start-up"
+}
+
+# The lab frees what it allocates: no leak report on valid runs.
+no_leaks() {
+	local asan=$1 dir=$2 rc=0
+	export ASAN_OPTIONS=exitcode=86:detect_leaks=1
+	"$asan" validate "$LAB/platforms/rk3399.plat" "$LAB/tests/data/perf-script.trace" \
+		>/dev/null 2>"$dir/leak.log" || rc=1
+	"$asan" run --scenario s2-desktop-idle >/dev/null 2>>"$dir/leak.log" || rc=1
+	"$asan" run --trace "$LAB/tests/data/trace-cmd.trace" --platform rk3399 \
+		>/dev/null 2>>"$dir/leak.log" || rc=1
+	"$asan" report --out "$dir/leak-report" --scenario S4 --platform rk3399 \
+		>/dev/null 2>>"$dir/leak.log" || rc=1
+	"$asan" list >/dev/null 2>>"$dir/leak.log" || rc=1
+	unset ASAN_OPTIONS
+	result "$rc" "no ASan/LeakSanitizer report on valid validate, run, report and list (log: $dir/leak.log)"
+	rc=0
+	(cd "$dir/leak-report" && gnuplot plots.gp) >/dev/null 2>&1 || rc=1
+	result "$rc" "a report of one family (S4, no S6 sweep) plots with gnuplot"
+}
+
+# $1: expected exit status; then the command.  It must print one error
+# line (after a usage text if $want_usage) and nothing else.
+expect_error() {
+	local want=$1 err rc=0 errors
+	shift
+	err=$("$@" 2>&1 >/dev/null) || rc=$?
+	errors=$(printf '%s\n' "$err" | grep -c 'error:' || true)
+	if [ "$rc" = "$want" ] && [ "$errors" = 1 ] &&
+	   [ "$(printf '%s\n' "$err" | tail -1 | grep -c 'error:')" = 1 ] &&
+	   { [ "${want_usage:-0}" = 1 ] || [ "$(printf '%s\n' "$err" | wc -l)" = 1 ]; }; then
+		result 0 "'${*#"$TEO_REPO"/}' fails with one line: $(printf '%s\n' "$err" | tail -1)"
+	else
+		result 1 "'$*': wanted exit $want and one error line, got exit $rc: $err"
+	fi
+}
+
+# Bad arguments are refused before anything is built or fetched.
+script_arguments() {
+	local dir=$1 r=$TEO_REPO/scripts/replay.sh f=$TEO_REPO/scripts/fetch-source.sh
+	local good=$LAB/tests/govh/probe.c
+	want_usage=1 expect_error 2 "$r"
+	expect_error 2 "$r" nosuch
+	expect_error 2 "$r" report --gov nolabel
+	expect_error 2 "$r" report --gov x=/nonexistent/teo.c
+	expect_error 2 "$r" report --gov teo-7.3="$good"
+	expect_error 2 "$r" report --gov a="$good" --gov a="$good"
+	mkdir -p "$dir/with space"
+	cp "$good" "$dir/with space/gov.c"
+	expect_error 2 "$r" report --gov a="$dir/with space/gov.c"
+	expect_error 2 "$r" report --scenario nosuch
+	expect_error 2 "$r" run --scenario nosuch
+	expect_error 2 "$r" convert --hz abc in out
+	expect_error 2 "$r" convert only-one
+	expect_error 2 "$r" check --bogus
+	expect_error 2 "$r" targets extra
+	expect_error 2 "$r" overhead --rounds 0
+	expect_error 2 "$r" diff "$good"
+	KERNEL_SRC=/nonexistent expect_error 1 "$r" list
+	KERNEL_SRC=/nonexistent expect_error 1 "$r" convert "$good" -
+	expect_error 2 "$f" linux-source-6
+	expect_error 2 "$f" linux-source-7.3/../../x
+	expect_error 2 "$f" --cached
+	want_usage=1 expect_error 2 "$f"
+}
+
+# fetch-source.sh finds the archive in one-line and deb822 apt sources.
+mirror_sources() {
+	local dir=$1/apt rc=0 got
+	mkdir -p "$dir/sources.list.d"
+	printf '%s\n' 'deb [arch=amd64] http://one.example/debian/ bookworm main' \
+		'deb http://sec.example/debian-security bookworm-security main' > "$dir/sources.list"
+	got=$(TEO_APT_ETC=$dir "$TEO_REPO/scripts/fetch-source.sh" --mirror) || rc=1
+	[ "$got" = http://one.example/debian ] || rc=1
+	rm "$dir/sources.list"
+	printf '%s\n' 'Types: deb' 'URIs: http://sec.example/debian-security' \
+		'Suites: bookworm-security' '' 'Types: deb deb-src' \
+		'URIs: http://two.example/debian/' 'Suites: bookworm bookworm-updates' \
+		'Components: main' > "$dir/sources.list.d/debian.sources"
+	got=$(TEO_APT_ETC=$dir "$TEO_REPO/scripts/fetch-source.sh" --mirror) || rc=1
+	[ "$got" = http://two.example/debian ] || rc=1
+	result "$rc" "fetch-source.sh takes the archive from one-line and deb822 apt sources"
+}
+
+# The differential of a file with itself: no divergence, the one-line form.
+diff_self() {
+	local line rc=0
+	line=$("$TEO_REPO/scripts/replay.sh" diff "$base/drivers/cpuidle/governors/teo.c" \
+		"$base/drivers/cpuidle/governors/teo.c" 2>/dev/null | tail -1) || rc=1
+	[[ $line =~ ^differential:\ [0-9]+\ runs,\ [0-9]+\ decisions,\ 0\ divergent$ ]] || rc=1
+	result "$rc" "replay.sh diff of a source with itself: $line"
+}
+
+# The overhead measurement plays back exactly what each governor decided.
+overhead_playback() {
+	local bin=$1 out rc=0
+	out=$("$bin" overhead --rounds 1 2>&1) || rc=1
+	printf '%s\n' "$out" | grep -q '| yes |' || rc=1
+	! printf '%s\n' "$out" | grep -q '| NO |' || rc=1
+	result "$rc" "overhead: the recorded calls play back to the same decisions"
+}
+
+# The lab builds no kernel: it must not wait for the kernel build lock.
+no_build_lock() {
+	local dir=$1 rc=0 holder
+	(exec 9>"$dir/build.lock" && flock 9 && exec sleep 300) &
+	holder=$!
+	sleep 0.2
+	TEO_LOCK=$dir/build.lock timeout 120 "$TEO_REPO/scripts/replay.sh" list \
+		>/dev/null 2>&1 || rc=1
+	kill "$holder" 2>/dev/null || true
+	wait "$holder" 2>/dev/null || true
+	result "$rc" "replay.sh runs while another process holds the kernel build lock"
+}
+
+tooling_tests() {
+	local out=$1 dir=$2
+	bad_files "$out/idle-replay" "$dir"
+	odd_tables "$out/idle-replay"
+	check_converter "$out/idle-replay" "$dir"
+	governor_builds "$out"
+	no_leaks "$out/idle-replay-asan" "$dir"
+	script_arguments "$dir"
+	mirror_sources "$dir"
+	overhead_playback "$out/idle-replay"
+	no_build_lock "$dir"
+	diff_self
+}
