@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--refresh) refresh=1 ;;
 	--help|-h) usage; exit 0 ;;
-	*) usage >&2; die "unknown argument '$1'" ;;
+	*) usage_error "unknown argument '$1'" ;;
 	esac
 	shift
 done
@@ -181,12 +181,16 @@ main() {
 	local base ver slot stamp new
 
 	need_cmd patch sha1sum tar xz flock cmp
+	# The base first, then the cache: a wrong KERNEL_SRC creates nothing.
+	if [ -n "${KERNEL_SRC:-}" ]; then
+		check_kernel_src "$KERNEL_SRC"
+		base=$(cd "$KERNEL_SRC" && pwd)
+		check_kernel_tree "$base"
+	fi
+	need_cache
 	mkdir -p "$TEO_CACHE/base" "$TEO_CACHE/trees"
 
-	if [ -n "${KERNEL_SRC:-}" ]; then
-		base=$(cd "$KERNEL_SRC" 2>/dev/null && pwd) ||
-			die "KERNEL_SRC=$KERNEL_SRC does not exist"
-	else
+	if [ -z "${KERNEL_SRC:-}" ]; then
 		[ -f "$TEO_CACHE/base/$TEO_DEBIAN_PKG/.teo-unpacked" ] || build_lock
 		base=$(debian_base)
 	fi

@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--sanitizers) variant=kunit-sanitizers ;;
 	--help|-h) usage; exit 0 ;;
-	*) usage >&2; die "unknown argument '$1'" ;;
+	*) usage_error "unknown argument '$1'" ;;
 	esac
 	shift
 done
