@@ -119,11 +119,17 @@ teo_last=
 teo_heartbeat=
 
 teo_install_traps() {
+	local prev
 	[ "$teo_owner" != "$BASHPID" ] || return 0
 	teo_owner=$BASHPID
 	teo_groups=
 	teo_pids=
 	teo_hooks=
+	# Keep an EXIT trap the script set before: it becomes the last hook.
+	prev=$(trap -p EXIT)
+	prev=${prev#"trap -- '"}
+	prev=${prev%"' EXIT"}
+	[ -z "$prev" ] || teo_hooks=$prev
 	trap teo_cleanup EXIT
 	trap 'teo_signal INT 130' INT
 	trap 'teo_signal TERM 143' TERM
