@@ -706,7 +706,7 @@ echo "per run: metric; per state usage/time/above/below deltas over all CPUs"
 
 # One run of workload $1 under governor $2 (run $3); appends to runs.tsv.
 measure() {
-	local w=$1 g=$2 r=$3 before after line metric extra joules
+	local w=$1 g=$2 r=$3 before after line metric extra joules result
 	if [ "$g" = ceiling ]; then
 		emu_reload "states=$ceiling_states"
 	else
@@ -715,7 +715,9 @@ measure() {
 	sleep 1
 	before=$(idle_snapshot)
 	energy_start
-	read -r metric extra <<< "$(run_workload "$w")"
+	result=$(run_workload "$w") || exit 1
+	read -r metric extra <<< "$result"
+	[ -n "$metric" ] || die "$w under $g gave no result"
 	joules=$(energy_stop)
 	after=$(idle_snapshot)
 	[ "$g" != ceiling ] || emu_reload "$TEO_EMU_ARGS"
