@@ -38,6 +38,9 @@ Options:
   --states LIST       custom idle states instead, see scripts/vm.sh --help
   --cases LIST        sessions to run: main, idle-trap (default: both)
   --hz N              guest CONFIG_HZ: 100, 250, 300 or 1000 (default 250)
+  --as-is             run the base tree's own governors (KERNEL_SRC as it
+                      is, without this repository's overlay): for a patch
+                      under review applied to an upstream tree
   --governors LIST    comma-separated (default teo,menu)
   --runs N            runs per governor and workload (default 3)
   --workloads LIST    main session's workloads, see scripts/bench.sh --help
@@ -66,6 +69,7 @@ idle_runtime=60
 ceiling=1/1
 cases=main,idle-trap
 hz=250
+as_is=0
 out=
 profile=i5-10600K
 states=
@@ -91,6 +95,7 @@ while [ $# -gt 0 ]; do
 		esac
 		shift
 		;;
+	--as-is) as_is=1 ;;
 	--help|-h) usage; exit 0 ;;
 	--) shift; break ;;
 	*) usage_error "unknown argument '$1'" ;;
@@ -112,6 +117,7 @@ for g in ${governors//,/ }; do
 done
 [ "$ceiling" = none ] || check_states_list "$ceiling" --ceiling-states
 vm_args=(--hz "$hz")
+[ "$as_is" = 0 ] || vm_args+=(--as-is)
 [ -z "$disk_latency" ] || vm_args+=(--disk-latency "$disk_latency")
 main_vm=("${vm_args[@]}")
 if [ -n "$states" ]; then
@@ -140,6 +146,8 @@ if ! "$TEO_REPO/scripts/deps.sh" --check >/dev/null 2>&1; then
 fi
 need_cmd jq
 
+tree_label=
+[ "$as_is" = 0 ] || tree_label=" of ${KERNEL_SRC:-the Debian base} as it is"
 start=$SECONDS
 note "building (cached steps are skipped)"
 "$TEO_REPO/scripts/vm.sh" --build-only "${main_vm[@]}"
@@ -174,9 +182,9 @@ session_dir() {
 
 for c in ${cases//,/ }; do
 	case $c in
-	main) session "$out" "${governors//,/ vs } on an emulated $label" \
+	main) session "$out" "${governors//,/ vs }$tree_label on an emulated $label" \
 		"${main_vm[@]}" -- "${main_bench[@]}" ;;
-	idle-trap) session "$out/idle-trap" "idle trap: ${governors//,/, } on an idle emulated mt8196, ${idle_runtime} s per run" \
+	idle-trap) session "$out/idle-trap" "idle trap: ${governors//,/, }$tree_label on an idle emulated mt8196, ${idle_runtime} s per run" \
 		"${vm_args[@]}" --profile mt8196 -- "${idle_bench[@]}" ;;
 	esac
 done

@@ -35,6 +35,9 @@ the temporary run folder.
 
 Options:
   --build-only         build everything, do not boot
+  --as-is              build the base tree (KERNEL_SRC) as it is, without
+                       this repository's overlay: its own teo and menu, for
+                       a patch under review applied to an upstream tree
   --check-args         only check the options, build and boot nothing
   --debug              the debug kernel (own build folder): vm.config plus
                        tools/cpuidle-emu/vm-debug.config -- lockdep, KASAN,
@@ -525,6 +528,7 @@ check_vm_path() {
 }
 
 build_only=0
+as_is=0
 check_only=0
 debug=0
 hz=250
@@ -545,6 +549,7 @@ while [ $# -gt 0 ]; do
 	--build-only) build_only=1 ;;
 	--check-args) check_only=1 ;;
 	--debug) debug=1 ;;
+	--as-is) as_is=1 ;;
 	--governor|--profile|--states|--smp|--mem|--disk-latency|--append|--out|--timeout|--hz|--accel)
 		[ $# -ge 2 ] || usage_error "$1 needs a value"
 		case $1 in
@@ -634,7 +639,9 @@ need_cmd qemu-system-x86_64 busybox gcc make flex bison bc gzip flock setsid
 ! ldd "$(command -v busybox)" >/dev/null 2>&1 ||
 	die "busybox is not statically linked; install busybox-static"
 
-slot=$("$TEO_REPO/scripts/prepare-tree.sh") || exit
+tree_args=()
+[ "$as_is" = 0 ] || tree_args+=(--as-is)
+slot=$("$TEO_REPO/scripts/prepare-tree.sh" "${tree_args[@]}") || exit
 set_paths
 build_all
 if [ "$build_only" = 1 ]; then
