@@ -190,22 +190,25 @@ static void emu_exit_wait(unsigned int us)
  *
  * Called with interrupts off from the noinstr idle path.  The state carries
  * CPUIDLE_FLAG_RCU_IDLE, so this function tells RCU about the idle period
- * itself and keeps it short: only the halt runs with RCU not watching.  The
- * exit latency is paid afterwards with RCU watching, inside an
- * instrumentation_begin()/instrumentation_end() pair because udelay() is
- * ordinary (instrumentable) code called from a .cpuidle.text function.
+ * itself and keeps it short: only the halt runs with RCU not watching, and
+ * the exit latency is paid afterwards with RCU watching.
+ *
+ * ct_cpuidle_enter() traces the interrupt enable (instrumentable code) and
+ * then ends the instrumentable region; ct_cpuidle_exit() opens it again.
+ * So the region is opened on entry, before ct_cpuidle_enter(), and closed
+ * after the busy-wait (udelay() is instrumentable too), as acpi_idle does.
  *
  * Return: @index, the state that was entered.
  */
 static __cpuidle int emu_enter_halt(struct cpuidle_device *dev,
 				    struct cpuidle_driver *drv, int index)
 {
+	instrumentation_begin();
 	ct_cpuidle_enter();
 	raw_safe_halt();
 	raw_local_irq_disable();
 	ct_cpuidle_exit();
 
-	instrumentation_begin();
 	if (emulate_latency)
 		emu_exit_wait(drv->states[index].exit_latency);
 	instrumentation_end();
