@@ -310,9 +310,9 @@ set_governor() {
 # Reload the emulated idle driver with module arguments $1 (VM only).
 emu_reload() {
 	local args=$1
-	rmmod cpuidle_emu || die "cannot unload cpuidle_emu"
+	busybox rmmod cpuidle_emu || die "cannot unload cpuidle_emu"
 	# shellcheck disable=SC2086 # the module arguments are separate words
-	insmod "$TEO_EMU_KO" $args || die "cannot load cpuidle-emu with $args"
+	busybox insmod "$TEO_EMU_KO" $args || die "cannot load cpuidle-emu with $args"
 	emu_current=$args
 }
 
@@ -633,7 +633,7 @@ if [ -n "$ceiling_states" ]; then
 	if [ -z "${TEO_EMU_KO:-}" ] || [ "$driver" != cpuidle_emu ]; then
 		die "--ceiling-states needs the emulated idle driver of the test VM (scripts/vm.sh sets TEO_EMU_KO)"
 	fi
-	need_cmd rmmod insmod
+	need_cmd busybox
 fi
 case ",$workloads," in
 *,fio,*|*,timer-io,*) need_cmd fio jq ;;

@@ -111,19 +111,19 @@ put teo "$idle_sys/current_governor"
 args_list=("profile=rk3399" "states=poll,1/1,120/360" "profile=mt8196"
 	"profile=skylake" "states=poll")
 for r in $(seq 1 "$reloads"); do
-	rmmod cpuidle_emu || fail "rmmod cpuidle_emu failed (reload $r)"
+	busybox rmmod cpuidle_emu || fail "rmmod cpuidle_emu failed (reload $r)"
 	d=$(cat "$idle_sys/current_driver")
 	[ "$d" = none ] || fail "driver still '$d' after rmmod"
 	sleep 1
 	a=${args_list[$(((r - 1) % ${#args_list[@]}))]}
-	insmod "$TEO_EMU_KO" "$a" || fail "insmod cpuidle-emu $a failed (reload $r)"
+	busybox insmod "$TEO_EMU_KO" "$a" || fail "insmod cpuidle-emu $a failed (reload $r)"
 	[ "$(cat "$idle_sys/current_driver")" = cpuidle_emu ] ||
 		fail "driver not registered after insmod $a"
 	sleep 2
 done
-rmmod cpuidle_emu || fail "final rmmod failed"
+busybox rmmod cpuidle_emu || fail "final rmmod failed"
 # shellcheck disable=SC2086 # the module arguments are separate words
-insmod "$TEO_EMU_KO" $TEO_EMU_ARGS || fail "reloading with $TEO_EMU_ARGS failed"
+busybox insmod "$TEO_EMU_KO" $TEO_EMU_ARGS || fail "reloading with $TEO_EMU_ARGS failed"
 sleep 2
 say "phase 2: $reloads unload/reload cycles while idle, then back to $TEO_EMU_ARGS"
 rm -rf "$tmp"
