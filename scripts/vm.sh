@@ -304,10 +304,10 @@ module_current() {
 # because another run may have built while this one waited.
 build_all() {
 	local kstamp
+	write_hz_fragment
 	if ! kernel_current || ! module_current; then
 		need_space "$slot" 3072
 		build_lock
-		write_hz_fragment
 		if ! kernel_current; then
 			kstamp=$(kernel_stamp)
 			rm -f "$build/.teo-stamp"
