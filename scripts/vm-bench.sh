@@ -53,7 +53,7 @@ Options:
   --help              show this text
 
 Options after -- go to scripts/bench.sh as they are (checked before
-anything is built).  Time: about 6 min for main and 7 min for idle-trap
+anything is built).  Time: about 8 min for main and 6 min for idle-trap
 with the defaults, plus the kernel build the first time (12-16 min with a
 cold ccache).  Disk: about 3 GiB for the tree and the build.
 Environment: KERNEL_SRC, TEO_CACHE (see scripts/prepare-tree.sh), TEO_LOCK
