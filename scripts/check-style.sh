@@ -23,7 +23,7 @@ EOF
 case ${1:-} in
 --help|-h) usage; exit 0 ;;
 "") ;;
-*) usage >&2; die "unknown argument '$1'" ;;
+*) usage_error "unknown argument '$1'" ;;
 esac
 
 need_cmd perl sparse shellcheck make

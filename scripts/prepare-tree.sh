@@ -7,7 +7,7 @@ set -eu
 
 usage() {
 	cat <<EOF
-usage: $teo_prog [--refresh] [--help]
+usage: $teo_prog [--refresh] [--as-is] [--help]
 
 Prepare a private kernel tree with this repository's files laid over it and
 print its cache folder.  The tree is in <folder>/src; build folders go next
@@ -21,6 +21,9 @@ Base tree:
 
 Options:
   --refresh   rebuild the private copy even if it looks current
+  --as-is     a copy of the base tree without the overlay and the edits
+              (its own teo.c and menu.c; own cache slot <key>-as-is), for
+              running a patched upstream tree's governors in the VM
   --help      show this text
 
 Environment: TEO_CACHE (default: <repo>/.cache)
@@ -28,11 +31,13 @@ EOF
 }
 
 refresh=0
+as_is=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--refresh) refresh=1 ;;
+	--as-is) as_is=1 ;;
 	--help|-h) usage; exit 0 ;;
-	*) usage >&2; die "unknown argument '$1'" ;;
+	*) usage_error "unknown argument '$1'" ;;
 	esac
 	shift
 done
@@ -181,12 +186,16 @@ main() {
 	local base ver slot stamp new
 
 	need_cmd patch sha1sum tar xz flock cmp
+	# The base first, then the cache: a wrong KERNEL_SRC creates nothing.
+	if [ -n "${KERNEL_SRC:-}" ]; then
+		check_kernel_src "$KERNEL_SRC"
+		base=$(cd "$KERNEL_SRC" && pwd)
+		check_kernel_tree "$base"
+	fi
+	need_cache
 	mkdir -p "$TEO_CACHE/base" "$TEO_CACHE/trees"
 
-	if [ -n "${KERNEL_SRC:-}" ]; then
-		base=$(cd "$KERNEL_SRC" 2>/dev/null && pwd) ||
-			die "KERNEL_SRC=$KERNEL_SRC does not exist"
-	else
+	if [ -z "${KERNEL_SRC:-}" ]; then
 		[ -f "$TEO_CACHE/base/$TEO_DEBIAN_PKG/.teo-unpacked" ] || build_lock
 		base=$(debian_base)
 	fi
@@ -194,11 +203,15 @@ main() {
 	ver=$(kernel_version "$base")
 	slot=$TEO_CACHE/trees/$(tree_key "$base")
 	stamp=$(tree_stamp "$base")
+	if [ $as_is = 1 ]; then
+		slot=$slot-as-is
+		stamp=$(printf 'as-is base=%s %s\n' "$base" "$ver" | sha1sum | cut -c1-40)
+	fi
 
 	# Nothing to change: no need to wait for builds.
 	if [ $refresh = 0 ] && [ -f "$slot/src.stamp" ] &&
 	   [ "$(cat "$slot/src.stamp")" = "$stamp" ] &&
-	   [ -z "$(overlay_changes "$slot/src")" ]; then
+	   { [ $as_is = 1 ] || [ -z "$(overlay_changes "$slot/src")" ]; }; then
 		printf '%s\n' "$slot"
 		return
 	fi
@@ -213,18 +226,20 @@ main() {
 		new=$(mktemp -d "$slot/src.new.XXXXXX")
 		chmod 755 "$new"
 		link_copy "$base" "$new"
-		if ! apply_edits "$new" "$ver"; then
+		if [ $as_is = 1 ]; then
+			: # the base as it is
+		elif ! apply_edits "$new" "$ver"; then
 			rm -rf "$new"
 			die "the base does not take the series' edits; the cache and $base are unchanged"
 		fi
-		sync_overlay "$new"
+		[ $as_is = 1 ] || sync_overlay "$new"
 		rm -rf "$slot/src.old"
 		[ ! -d "$slot/src" ] || mv "$slot/src" "$slot/src.old"
 		mv "$new" "$slot/src"
 		rm -rf "$slot/src.old"
 		printf '%s\n' "$stamp" > "$slot/src.stamp"
 		printf '%s\n' "$base" > "$slot/base"
-	else
+	elif [ $as_is = 0 ]; then
 		sync_overlay "$slot/src"
 	fi
 	printf '%s\n' "$slot"

@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--sanitizers) variant=kunit-sanitizers ;;
 	--help|-h) usage; exit 0 ;;
-	*) usage >&2; die "unknown argument '$1'" ;;
+	*) usage_error "unknown argument '$1'" ;;
 	esac
 	shift
 done
@@ -54,11 +54,31 @@ if [ "$variant" = kunit-sanitizers ]; then
 fi
 
 log=$slot/$variant.out
-note "kunit.py ($variant) in $src, build folder $build"
 rm -f "$build/test.log"
-set -o pipefail
-(cd "$src" && with_build_lock python3 tools/testing/kunit/kunit.py "${args[@]}") \
-	2>&1 | tee "$log" || die "kunit.py failed (exit ${PIPESTATUS[0]}); see $log"
+: > "$log"
+build_lock
+# kunit.py is silent while it builds: say what runs and keep a heartbeat.
+if [ -f "$build/vmlinux" ]; then
+	expect="under a minute when little changed"
+else
+	expect="about 12 min on 2 cores with a cold ccache (13 with --sanitizers), 1 min warm"
+fi
+note "kunit.py ($variant) in $src, build folder $build (expected: $expect)"
+heartbeat_start "building and running the KUnit kernel ($variant)" "$expect"
+# shellcheck disable=SC2016 # expanded by the child shell
+spawn_group bash -c 'cd "$1" && shift && exec python3 tools/testing/kunit/kunit.py "$@"' \
+	kunit "$src" "${args[@]}" > "$log" 2>&1
+kunit_pid=$teo_last
+spawn tail -n +1 -f --pid="$kunit_pid" "$log"
+tail_pid=$teo_last
+status=0
+wait "$kunit_pid" || status=$?
+forget_child "$kunit_pid"
+wait "$tail_pid" 2>/dev/null || true
+forget_child "$tail_pid"
+heartbeat_stop
+build_unlock
+[ "$status" = 0 ] || die "kunit.py failed (exit $status); see $log"
 
 # kunit.py exits 0 on an empty run; insist on real results.
 summary=$(grep -E 'Testing complete\. Ran [0-9]+ tests' "$log" | tail -n 1)

@@ -32,16 +32,17 @@ vm_args=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--profile|--states)
-		[ $# -ge 2 ] || die "$1 needs a value"
+		[ $# -ge 2 ] || usage_error "$1 needs a value"
 		vm_args+=("$1" "$2")
 		shift
 		;;
 	--help|-h) usage; exit 0 ;;
-	*) usage >&2; die "unknown argument '$1'" ;;
+	*) usage_error "unknown argument '$1'" ;;
 	esac
 	shift
 done
 
+"$TEO_REPO/scripts/vm.sh" --check-args "${vm_args[@]}"
 # rsync: the kselftest framework's install target copies with it.
 need_cmd make gcc qemu-system-x86_64 rsync
 start=$SECONDS

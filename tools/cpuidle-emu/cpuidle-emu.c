@@ -16,11 +16,15 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpuidle.h>
+#include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/instrumentation.h>
 #include <linux/irqflags.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -145,8 +149,19 @@ module_param(emulate_latency, bool, 0444);
 MODULE_PARM_DESC(emulate_latency,
 		 "busy-wait for each state's exit latency after the halt (default Y)");
 
+/*
+ * The CPUs the driver is registered for: the present ones when the module
+ * loads.  Registering for possible CPUs fails where possible outnumbers
+ * present (no CPU device to attach the sysfs files to).  Offline CPUs keep
+ * their device, so CPU hotplug needs no callback; a CPU added later (a
+ * physical hot-add) gets no emulated states until the module is reloaded.
+ */
+static struct cpumask emu_cpus;
+static DEFINE_PER_CPU(struct cpuidle_device, emu_devices);
+
 static struct cpuidle_driver emu_driver = {
 	.name = "cpuidle_emu",
+	.cpumask = &emu_cpus,
 };
 
 /**
@@ -173,16 +188,22 @@ static void emu_exit_wait(unsigned int us)
  * @drv: the emulated driver
  * @index: index of the state to enter
  *
- * Called with interrupts off.  The state carries CPUIDLE_FLAG_RCU_IDLE, so
- * this function tells RCU about the idle period itself and keeps it short:
- * only the halt runs with RCU not watching, and the exit latency is paid
- * afterwards with RCU and instrumentation back on.
+ * Called with interrupts off from the noinstr idle path.  The state carries
+ * CPUIDLE_FLAG_RCU_IDLE, so this function tells RCU about the idle period
+ * itself and keeps it short: only the halt runs with RCU not watching, and
+ * the exit latency is paid afterwards with RCU watching.
+ *
+ * ct_cpuidle_enter() traces the interrupt enable (instrumentable code) and
+ * then ends the instrumentable region; ct_cpuidle_exit() opens it again.
+ * So the region is opened on entry, before ct_cpuidle_enter(), and closed
+ * after the busy-wait (udelay() is instrumentable too), as acpi_idle does.
  *
  * Return: @index, the state that was entered.
  */
 static __cpuidle int emu_enter_halt(struct cpuidle_device *dev,
 				    struct cpuidle_driver *drv, int index)
 {
+	instrumentation_begin();
 	ct_cpuidle_enter();
 	raw_safe_halt();
 	raw_local_irq_disable();
@@ -328,6 +349,77 @@ static int emu_load_profile(const char *name)
 	return 0;
 }
 
+/**
+ * emu_explain_driver_error - say why cpuidle refused the driver
+ * @err: the error cpuidle_register_driver() returned
+ */
+static void emu_explain_driver_error(int err)
+{
+	struct cpuidle_driver *other;
+
+	switch (err) {
+	case -EBUSY:
+		other = cpuidle_get_driver();
+		pr_err("another idle driver (%s) is registered; boot with idle=halt so that no other driver claims the CPUs\n",
+		       other ? other->name : "unknown");
+		break;
+	case -ENODEV:
+		pr_err("cpuidle is disabled in this kernel (cpuidle.off=1 on the command line?)\n");
+		break;
+	default:
+		pr_err("cpuidle_register_driver() failed: %pe\n", ERR_PTR(err));
+		break;
+	}
+}
+
+/**
+ * emu_unregister - unregister the devices and the driver
+ *
+ * Safe on a partial registration: devices that were never registered are
+ * skipped by cpuidle_unregister_device().
+ */
+static void emu_unregister(void)
+{
+	unsigned int cpu;
+
+	for_each_cpu(cpu, &emu_cpus)
+		cpuidle_unregister_device(per_cpu_ptr(&emu_devices, cpu));
+	cpuidle_unregister_driver(&emu_driver);
+}
+
+/**
+ * emu_register - register the driver and one device per present CPU
+ *
+ * Return: 0 on success or a negative error code, after saying which step
+ * failed.
+ */
+static int emu_register(void)
+{
+	struct cpuidle_device *dev;
+	unsigned int cpu;
+	int ret;
+
+	cpumask_copy(&emu_cpus, cpu_present_mask);
+	ret = cpuidle_register_driver(&emu_driver);
+	if (ret) {
+		emu_explain_driver_error(ret);
+		return ret;
+	}
+
+	for_each_cpu(cpu, &emu_cpus) {
+		dev = per_cpu_ptr(&emu_devices, cpu);
+		dev->cpu = cpu;
+		ret = cpuidle_register_device(dev);
+		if (ret) {
+			pr_err("cannot register the idle device of CPU %u: %pe\n",
+			       cpu, ERR_PTR(ret));
+			emu_unregister();
+			return ret;
+		}
+	}
+	return 0;
+}
+
 static int __init emu_init(void)
 {
 	int ret;
@@ -343,22 +435,21 @@ static int __init emu_init(void)
 		return -EINVAL;
 	}
 
-	ret = cpuidle_register(&emu_driver, NULL);
-	if (ret) {
-		pr_err("cpuidle_register() failed (%d): is another idle driver loaded? boot with idle=halt\n",
-		       ret);
+	ret = emu_register();
+	if (ret)
 		return ret;
-	}
 
-	pr_info("%d idle states (%s)\n", emu_driver.state_count,
-		states && *states ? "custom" : profile);
+	pr_info("%d idle states (%s) on %u CPUs\n", emu_driver.state_count,
+		states && *states ? "custom" : profile,
+		cpumask_weight(&emu_cpus));
 	return 0;
 }
 module_init(emu_init);
 
 static void __exit emu_exit(void)
 {
-	cpuidle_unregister(&emu_driver);
+	emu_unregister();
+	pr_info("unregistered\n");
 }
 module_exit(emu_exit);
 
