@@ -36,7 +36,7 @@
  * taken to have slept for the whole sleep length.  Both metrics of every bin
  * decay by one eighth on each update before one of them grows by a fixed
  * pulse, so the statistics follow the recent past with no time window to
- * manage.
+ * manage; a metric too small to decay by an eighth drops to zero.
  *
  * When the deepest state's target residency is below the tick period, an
  * extra bin starting at the tick period counts only hits.  It tells how often
@@ -172,12 +172,19 @@ EXPORT_SYMBOL_IF_KUNIT(teo_clock_ns);
  *
  * A metric that grows by PULSE on an update never exceeds 8 * PULSE: from
  * m <= 8 * PULSE, the next value is at most m - (m - 7) / 8 + PULSE, which is
- * below 8 * PULSE + 1.  Values under 8 stop decaying; they are too small to
- * change any decision.
+ * below 8 * PULSE + 1.
+ *
+ * A value too small to lose anything to the shift (below 8) drops to zero.
+ * Left alone it would stay forever, and a bin whose competitors are all
+ * empty (the bin of a state nothing ever fits, such as a suspend-only state)
+ * lets even such a residue decide: one old intercept could then send every
+ * selection down the intercept walk for good.
  */
 static void teo_decay(unsigned int *metric)
 {
-	*metric -= *metric >> DECAY_SHIFT;
+	unsigned int loss = *metric >> DECAY_SHIFT;
+
+	*metric = loss ? *metric - loss : 0;
 }
 
 /**
