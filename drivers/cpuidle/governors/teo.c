@@ -43,25 +43,25 @@
  * the CPU really stayed idle beyond the tick, which matters for deciding
  * whether to stop it.
  *
- * To select a state, the governor starts from the deepest enabled state.  If
- * the intercepts of all bins below it outweigh everything recorded in its own
- * bin and above, early wakeups are the norm, and it walks down the bins,
- * adding up their intercepts, to the deepest state below which fewer than
- * half of those intercepts lie.  With the tick already stopped, states
- * shallower than a tick period are passed over: nothing might take the CPU
- * out of them for a long time.  If that walk ends at state 0, the sleep
- * length is still fetched, because the next update needs it to tell an
- * intercept from a timer wakeup; without it every such wakeup would count as
- * an intercept and the governor could stay shallow for good.
+ * To select a state, the governor first fetches the sleep length, on every
+ * selection that has a choice to make: the next update needs it to tell an
+ * intercept from a timer wakeup (without it every wakeup would count as an
+ * intercept and a shallow choice could never prove itself wrong), and no
+ * state deeper than it can pay off.  The candidate is the deepest enabled
+ * state within the PM QoS latency limit that fits into the sleep length.
  *
- * Otherwise the PM QoS latency limit caps the choice, and unless the result
- * is state 0, or a state shallow enough for the polling state 0 to be a
- * better bet, the sleep length is fetched and the deepest enabled state that
- * fits into it is taken.  The tick is stopped only when the expected idle
- * duration reaches the tick period and the chosen state does not poll; for
- * a state shallower than the tick period, intercepts must also be no more
- * than five eighths of the recent wakeups.  When the tick is kept, the chosen
- * state also has to fit into the time until the next tick.
+ * If the intercepts of all bins below the candidate outweigh everything
+ * recorded in its own bin and above, early wakeups are the norm, and the
+ * governor walks down the bins, adding up their intercepts, to the deepest
+ * state below which fewer than half of those intercepts lie.  With the tick
+ * already stopped, states shallower than a tick period are passed over:
+ * nothing might take the CPU out of them until the next timer.
+ *
+ * The tick is stopped only when the expected idle duration reaches the tick
+ * period and the chosen state does not poll; for a state shallower than the
+ * tick period, intercepts must also be no more than five eighths of the
+ * recent wakeups.  When the tick is kept, the chosen state also has to fit
+ * into the time until the next tick.
  *
  * The governor deliberately does not look at CPU utilization (a busy CPU
  * can still have long idle periods and an idle one short ones) and keeps no
@@ -343,9 +343,10 @@ static int teo_fit_shallower(struct cpuidle_driver *drv,
 }
 
 /**
- * struct teo_scan - What a selection learns from one pass over the states.
+ * struct teo_scan - What a selection learns from passes over the states.
  * @first: Shallowest enabled state, -1 if none is enabled.
- * @candidate: Deepest enabled state, -1 if none is enabled.
+ * @candidate: Deepest enabled state, -1 if none is enabled; later the
+ *	deepest one that also fits the sleep length and the latency limit.
  * @constraint: Deepest enabled state above 0 within the latency limit, else 0.
  * @intercepts_below: Sum of the intercepts of the bins below @candidate.
  * @hits_below: Sum of the hits of the bins below @candidate.
@@ -361,7 +362,7 @@ struct teo_scan {
 };
 
 /**
- * teo_scan_states - Collect the candidate states and the bin sums.
+ * teo_scan_states - Find the enabled states and sum all intercepts.
  * @drv: cpuidle driver.
  * @dev: Target CPU.
  * @cpu_data: Governor data of @dev.
@@ -373,18 +374,15 @@ static void teo_scan_states(struct cpuidle_driver *drv,
 			    struct teo_cpu *cpu_data, s64 latency_limit_ns,
 			    struct teo_scan *scan)
 {
-	unsigned int intercepts = 0, hits = 0;
 	int i;
 
 	scan->first = teo_state_enabled(dev, 0) ? 0 : -1;
 	scan->candidate = scan->first;
 	scan->constraint = 0;
-	scan->intercepts_below = 0;
-	scan->hits_below = 0;
+	scan->intercepts_all = cpu_data->bins[0].intercepts;
 
 	for (i = 1; i < drv->state_count; i++) {
-		intercepts += cpu_data->bins[i - 1].intercepts;
-		hits += cpu_data->bins[i - 1].hits;
+		scan->intercepts_all += cpu_data->bins[i].intercepts;
 
 		if (!teo_state_enabled(dev, i))
 			continue;
@@ -394,17 +392,31 @@ static void teo_scan_states(struct cpuidle_driver *drv,
 		scan->candidate = i;
 		if (drv->states[i].exit_latency_ns <= latency_limit_ns)
 			scan->constraint = i;
-		scan->intercepts_below = intercepts;
-		scan->hits_below = hits;
 	}
-	scan->intercepts_all = intercepts +
-			       cpu_data->bins[drv->state_count - 1].intercepts;
+}
+
+/**
+ * teo_sum_below_candidate - Sum the metrics of the bins below the candidate.
+ * @cpu_data: Governor data of the CPU.
+ * @scan: Selection data; @candidate is read, the two sums are written.
+ */
+static void teo_sum_below_candidate(struct teo_cpu *cpu_data,
+				    struct teo_scan *scan)
+{
+	int i;
+
+	scan->intercepts_below = 0;
+	scan->hits_below = 0;
+	for (i = 0; i < scan->candidate; i++) {
+		scan->intercepts_below += cpu_data->bins[i].intercepts;
+		scan->hits_below += cpu_data->bins[i].hits;
+	}
 }
 
 /**
  * teo_intercepts_dominate - Check whether early wakeups are the norm.
  * @cpu_data: Governor data of the CPU.
- * @scan: Result of teo_scan_states().
+ * @scan: Selection data, with the sums below the candidate.
  *
  * Return: true if the intercepts below the candidate state outweigh all the
  * hits and intercepts of its bin and the bins above it.
@@ -421,7 +433,7 @@ static bool teo_intercepts_dominate(struct teo_cpu *cpu_data,
  * @drv: cpuidle driver.
  * @dev: Target CPU.
  * @cpu_data: Governor data of @dev.
- * @scan: Result of teo_scan_states().
+ * @scan: Selection data, with the sums below the candidate.
  *
  * Walk down from the candidate state adding up the intercepts of the bins
  * passed, and stop in the bin that brings the sum above half of the
@@ -469,7 +481,7 @@ static int teo_walk_intercepts(struct cpuidle_driver *drv,
  * teo_keep_tick_and_fit - Keep the tick and fit the state before the tick.
  * @drv: cpuidle driver.
  * @dev: Target CPU.
- * @scan: Result of teo_scan_states().
+ * @scan: Selection data (its @first is used).
  * @idx: State chosen so far.
  * @delta_tick_ns: Time to the next tick.
  * @stop_tick: Tick decision to clear.
@@ -538,36 +550,29 @@ VISIBLE_IF_KUNIT int teo_select(struct cpuidle_driver *drv,
 		goto tick_decision;
 	}
 
-	idx = scan.candidate;
-	if (teo_intercepts_dominate(cpu_data, &scan))
-		idx = teo_walk_intercepts(drv, dev, cpu_data, &scan);
-
-	if (!idx) {
-		/*
-		 * Record the sleep length anyway: the next update has to know
-		 * whether the timer or something else ends this idle period,
-		 * or state 0 could never prove itself wrong.
-		 */
-		cpu_data->sleep_length_ns = teo_sleep_length(&delta_tick);
-		goto keep_tick_shallowest;
-	}
-
-	idx = min(idx, scan.constraint);
-	if (!idx)
-		goto keep_tick_shallowest;
-
-	/* So shallow a state is not worth the cost of the timer query. */
-	if (teo_state_polls(drv, 0) &&
-	    drv->states[idx].target_residency_ns < RESIDENCY_THRESHOLD_NS) {
-		*stop_tick = false;
-		return idx;
-	}
-
+	/*
+	 * The sleep length is fetched before anything else is decided.  No
+	 * state deeper than it can pay off, so the intercept statistics are
+	 * read against the deepest state that fits it: read against the
+	 * deepest state of all, they would compare early wakeups with the
+	 * empty bin of a state nothing ever fits.  And the next update has
+	 * to know whether the timer or something else ended this idle period,
+	 * or a shallow choice could never prove itself wrong.
+	 */
 	expected_ns = teo_sleep_length(&delta_tick);
 	cpu_data->sleep_length_ns = expected_ns;
 
+	idx = min(scan.candidate, scan.constraint);
 	if (drv->states[idx].target_residency_ns > expected_ns)
 		idx = teo_fit_shallower(drv, dev, idx, expected_ns);
+
+	scan.candidate = idx;
+	teo_sum_below_candidate(cpu_data, &scan);
+	if (idx > 0 && teo_intercepts_dominate(cpu_data, &scan))
+		idx = teo_walk_intercepts(drv, dev, cpu_data, &scan);
+
+	if (!idx)
+		goto keep_tick_shallowest;
 
 	/* Mostly woken before the tick: plan for a short idle period. */
 	if (drv->states[idx].target_residency_ns < TICK_NSEC &&
