@@ -54,8 +54,8 @@
  *
  * If the intercepts of all bins below the candidate outweigh everything
  * recorded in its own bin and above, early wakeups are the norm, and the
- * governor walks down the bins, adding up their intercepts, to the deepest
- * state below which fewer than half of those intercepts lie.  With the tick
+ * governor walks down the bins to the deepest state whose target residency
+ * the idle duration exceeded in more than half of those recent wakeups.  With the tick
  * already stopped, states shallower than a tick period are passed over:
  * nothing might take the CPU out of them until the next timer.
  *
@@ -463,12 +463,17 @@ static bool teo_intercepts_dominate(struct teo_cpu *cpu_data,
  * @cpu_data: Governor data of @dev.
  * @scan: Selection data, with the sums below the candidate.
  *
- * Walk down from the candidate state adding up the intercepts of the bins
- * passed, and stop in the bin that brings the sum above half of the
- * intercepts below the candidate: the idle duration exceeded that bin's state
- * residency in most of the intercepted cases.  When the tick is stopped,
- * shallow states are not acceptable; a shallow state met before any
- * acceptable one ends the walk at the candidate.
+ * The wakeups that tell how deep to go are the intercepts below the
+ * candidate and everything recorded in its bin and above; the hits below it
+ * are timers that this selection's sleep length rules out.  Walk down from
+ * the candidate adding the intercepts of the bins passed to those at or
+ * above it, and stop in the bin that brings the sum above half of those
+ * wakeups: the idle duration exceeded that bin's state residency in most of
+ * the recent cases.  Counting only the intercepts below the candidate would
+ * stop at their median and ignore every longer idle period, which sends a
+ * CPU with a wide spread of idle durations too shallow.  When the tick is
+ * stopped, shallow states are not acceptable; a shallow state met before
+ * any acceptable one ends the walk at the candidate.
  *
  * Return: the state at the stopping bin if it is enabled and acceptable,
  * else the shallowest acceptable enabled state passed, else the candidate.
@@ -477,14 +482,16 @@ static int teo_walk_intercepts(struct cpuidle_driver *drv,
 			       struct cpuidle_device *dev,
 			       struct teo_cpu *cpu_data, struct teo_scan *scan)
 {
-	unsigned int sum = 0;
+	/* total includes hits_below, and both sums fit in total. */
+	unsigned int relevant = cpu_data->total - scan->hits_below;
+	unsigned int sum = relevant - scan->intercepts_below;
 	int fallback = scan->candidate;
 	int i;
 
 	for (i = scan->candidate - 1; i >= 0; i--) {
 		sum += cpu_data->bins[i].intercepts;
 
-		if (2 * sum > scan->intercepts_below) {
+		if (2 * sum > relevant) {
 			if (teo_state_enabled(dev, i) &&
 			    teo_state_outlasts_stopped_tick(drv, i))
 				return i;
