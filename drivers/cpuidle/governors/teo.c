@@ -33,9 +33,8 @@
  * woke the CPU first and the bin of the measured duration scores an
  * *intercept*, even when it is the same bin: a wide bin also holds wakeups
  * that came long before the timer.  When the CPU woke at or after the foreseen timer, or when a
- * safety net woke it (the polling state ran out of time, or the tick fired
- * while the next timer was further away than the tick period), the CPU is
- * taken to have slept for the whole sleep length.  Both metrics of every bin
+ * safety net woke it (the polling state ran out of time, or the tick fired),
+ * the CPU is taken to have slept for the whole sleep length.  Both metrics of every bin
  * decay by one eighth on each update before one of them grows by a fixed
  * pulse, so the statistics follow the recent past with no time window to
  * manage; a metric too small to decay by an eighth drops to zero.
@@ -638,16 +637,20 @@ EXPORT_SYMBOL_IF_KUNIT(teo_select);
 VISIBLE_IF_KUNIT void teo_reflect(struct cpuidle_device *dev, int state)
 {
 	struct teo_cpu *cpu_data = teo_cpu_data(dev);
+	/* Read (and so clear) the tick's flag on every wakeup. */
+	bool woken_by_tick = teo_tick_woke_cpu();
 
 	dev->last_state_idx = state;
 
 	/*
 	 * A safety net, not the workload, ended the idle period if polling
-	 * timed out or the tick fired while the next timer was further away:
-	 * the CPU could have slept for the whole sleep length.
+	 * timed out or the tick fired: the CPU could have slept for the whole
+	 * sleep length.  That holds for a tick that came before a timer due
+	 * within the tick period too: the tick is no event of the workload,
+	 * and counting it as an intercept just before a periodic timer would
+	 * keep such a CPU out of the state that the timer allows.
 	 */
-	if (dev->poll_time_limit ||
-	    (teo_tick_woke_cpu() && cpu_data->sleep_length_ns > TICK_NSEC)) {
+	if (dev->poll_time_limit || woken_by_tick) {
 		dev->poll_time_limit = false;
 		cpu_data->span_ns = cpu_data->sleep_length_ns;
 		return;
