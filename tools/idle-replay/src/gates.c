@@ -5,6 +5,7 @@
  * the list of intended differences from the base tree's teo.
  */
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -328,6 +329,16 @@ static int gerr(const char *path, int line, const char *what)
 	return -1;
 }
 
+static bool family_known(const char *name)
+{
+	int i;
+
+	for (i = 0; i < replay_nfamilies; i++)
+		if (!strcmp(name, replay_families[i]))
+			return true;
+	return false;
+}
+
 /* A threshold: a decimal number, or "-" (the rule only reports). */
 static int threshold(const char *tok, double *v, bool *active)
 {
@@ -345,10 +356,14 @@ static int threshold(const char *tok, double *v, bool *active)
 
 static int gate_line(const char *path, int line, char *buf, struct gate_conf *gc)
 {
-	char *role = first_token(buf), *kind, *tok[3];
+	char *comment = strchr(buf, '#'), *role, *kind, *tok[3];
 	struct gate_rule *r = &gc->r[gc->n];
 	int i;
 
+	/* A comment runs to the end of the line. */
+	if (comment)
+		*comment = 0;
+	role = first_token(buf);
 	if (!role)
 		return 0;
 	if (gc->n == (int)ARRAY_SIZE(gc->r))
@@ -364,12 +379,22 @@ static int gate_line(const char *path, int line, char *buf, struct gate_conf *gc
 		return gerr(path, line, "the second word must be teo or menu");
 	snprintf(r->kind, sizeof(r->kind), "%s", kind);
 	r->active = true;
+	r->family[0] = 0;
 	for (i = 0; i < 3; i++)
 		tok[i] = strtok(NULL, " \t");
+	/* An optional family name before the thresholds narrows the rule. */
+	if (tok[0] && isalpha((unsigned char)tok[0][0])) {
+		if (!family_known(tok[0]))
+			return gerr(path, line, "unknown scenario family (want S1 ... S9, P or X)");
+		snprintf(r->family, sizeof(r->family), "%s", tok[0]);
+		tok[0] = tok[1];
+		tok[1] = tok[2];
+		tok[2] = strtok(NULL, " \t");
+	}
 	if (threshold(tok[0], &r->energy_pct, &r->active) ||
 	    threshold(tok[1], &r->miss_pts, &r->active) ||
 	    threshold(tok[2], &r->worst_pct, &r->active) || strtok(NULL, " \t"))
-		return gerr(path, line, "want ROLE KIND ENERGY_% MISS_POINTS WORST_TABLE_% (numbers >= 0, or - to only report)");
+		return gerr(path, line, "want ROLE KIND [FAMILY] ENERGY_% MISS_POINTS WORST_TABLE_% (numbers >= 0, or - to only report)");
 	gc->n++;
 	return 0;
 }
@@ -420,6 +445,22 @@ static int gate_family(FILE *f, const struct corpus *c, const struct fam_stats *
 	return !ok;
 }
 
+/* The last rule for @general's baseline naming @family, else @general. */
+static const struct gate_rule *rule_for(const struct gate_conf *gc,
+					const struct gate_rule *general,
+					const char *family)
+{
+	const struct gate_rule *r = general;
+	int i;
+
+	for (i = 0; i < gc->n; i++)
+		if (gc->r[i].role == general->role &&
+		    !strcmp(gc->r[i].kind, general->kind) &&
+		    !strcmp(gc->r[i].family, family))
+			r = &gc->r[i];
+	return r;
+}
+
 int regression_gate(FILE *f, const struct corpus *c, const struct fam_stats *fs,
 		    const struct gate_conf *gc)
 {
@@ -433,13 +474,14 @@ int regression_gate(FILE *f, const struct corpus *c, const struct fam_stats *fs,
 	for (i = 0; i < gc->n; i++) {
 		const struct gate_rule *r = &gc->r[i];
 
+		fprintf(f, "- %s %s%s%s: ",
+			r->role == ROLE_BASE ? "base" : "mainline", r->kind,
+			r->family[0] ? ", family " : "", r->family);
 		if (r->active)
-			fprintf(f, "- %s %s: energy +%.1f %%, miss +%.2f point, worst table +%.1f %%\n",
-				r->role == ROLE_BASE ? "base" : "mainline", r->kind,
+			fprintf(f, "energy +%.1f %%, miss +%.2f point, worst table +%.1f %%\n",
 				r->energy_pct, r->miss_pts, r->worst_pct);
 		else
-			fprintf(f, "- %s %s: report only\n",
-				r->role == ROLE_BASE ? "base" : "mainline", r->kind);
+			fprintf(f, "report only\n");
 	}
 	if (ours < 0) {
 		fprintf(f, "\nNot evaluated: the run has no `teo`.\n");
@@ -448,11 +490,15 @@ int regression_gate(FILE *f, const struct corpus *c, const struct fam_stats *fs,
 	fprintf(f, "\n| family | baseline | median energy | median miss | worst table | result |\n"
 		"|---|---|---:|---:|---:|---|\n");
 	for (i = 0; i < gc->n; i++) {
+		if (gc->r[i].family[0])
+			continue;
 		b = corpus_gov(c, gov_by_role(gc->r[i].role, gc->r[i].kind));
 		if (b < 0)
 			continue;
 		for (fi = 0; fi < fs->nf; fi++)
-			failed += gate_family(f, c, fs, fi, &gc->r[i], ours, b);
+			failed += gate_family(f, c, fs, fi,
+					      rule_for(gc, &gc->r[i], fs->fam[fi]),
+					      ours, b);
 	}
 	fprintf(f, "\n**%s**: %d family x baseline comparisons fail.\n",
 		failed ? "FAILED" : "PASSED", failed);

@@ -50,12 +50,13 @@ void fam_stats_free(struct fam_stats *fs);
 struct gate_rule {
 	enum gov_role role;
 	char kind[8];
+	char family[8];		/* "" for every family */
 	bool active;
 	double energy_pct, miss_pts, worst_pct;
 };
 
 struct gate_conf {
-	struct gate_rule r[8];
+	struct gate_rule r[64];
 	int n;
 };
 
