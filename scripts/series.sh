@@ -386,7 +386,8 @@ check_chain() {
 		die "the Diff chain of the series does not rebuild the overlay"
 	fi
 	[ "$k" = "$n" ]
-	note "Diff chain: $(commit_files | xargs grep -l '^Diff:' 2>/dev/null | wc -l) diffs reverse-apply and re-apply to the overlay byte for byte"
+	n=$(for c in $(commit_files); do commit_diff "$c"; done | wc -l)
+	note "Diff chain: $n Diff: file(s) reverse-apply and re-apply to the overlay byte for byte"
 }
 
 cmd_files() {

@@ -239,7 +239,8 @@ int governors_to_test(char names[][NAME_LEN], int max)
 		 * other than 0.
 		 */
 		if (!strcmp(all[i], "haltpoll")) {
-			ksft_print_msg("not testing haltpoll: it ignores disabled states and latency limits by design\n");
+			ksft_print_msg("not testing haltpoll: by design it ignores %s\n",
+				       "disabled states and latency limits");
 			continue;
 		}
 		memcpy(names[kept++], all[i], NAME_LEN);

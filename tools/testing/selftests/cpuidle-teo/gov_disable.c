@@ -41,7 +41,7 @@ static void check_disabled(const char *gov, int state)
 				      gov, state, states[state].name);
 	else
 		ksft_test_result(after.st[state].usage == 0,
-				 "%s: disable state%d (%s): entered %llu times, other states %llu\n",
+				 "%s: disable state%d (%s): entered %llu times, others %llu\n",
 				 gov, state, states[state].name,
 				 after.st[state].usage, others);
 }

@@ -53,7 +53,7 @@ static void check_limit(const char *gov, int32_t limit_us)
 				      gov, limit_us);
 	else
 		ksft_test_result(entered == 0,
-				 "%s, limit %d us: %llu entries into states above it, %llu within\n",
+				 "%s, limit %d us: %llu entries above it, %llu within\n",
 				 gov, limit_us, entered, allowed);
 }
 

@@ -254,14 +254,15 @@ int main(void)
 		ksft_finished();
 	}
 	if (nr_govs < 2 || !res[0].pipe_usage || !res[1].pipe_usage) {
-		ksft_test_result_skip("no menu run to compare with; teo: %llu of %llu pipe-woken idle periods too deep\n",
+		ksft_test_result_skip("no menu to compare with; teo: %llu of %llu too deep\n",
 				      res[0].pipe_above, res[0].pipe_usage);
 		ksft_finished();
 	}
 	teo_pct = 100.0 * res[0].pipe_above / res[0].pipe_usage;
 	menu_pct = 100.0 * res[1].pipe_above / res[1].pipe_usage;
+	/* Share of pipe-woken idle periods that were too deep. */
 	ksft_test_result(teo_pct <= menu_pct + MARGIN_PCT,
-			 "pipe wakeups every %d..%llu us: too deep %.1f%% of idle periods under teo, %.1f%% under menu (teo may exceed by %d points)\n",
+			 "pipe wakeups %d..%llu us, too deep: teo %.1f%%, menu %.1f%% (slack %d)\n",
 			 ASSERT_MIN_US, deep_res / 2, teo_pct, menu_pct,
 			 MARGIN_PCT);
 	ksft_finished();
