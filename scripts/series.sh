@@ -688,7 +688,7 @@ pair = len(cols) == 2
 head = "  family "
 for _, title in cols:
     head += " %15s" % title[:15]
-print(head + ("   runs worse/better" if pair else ""))
+print(head + ("  energy >1% worse/better" if pair else ""))
 sub = "         " + "".join("   energy   miss" for _ in cols)
 print(sub)
 for fam in fams + ["all"]:
@@ -702,7 +702,7 @@ for fam in fams + ["all"]:
         a, b = cols[0][0], cols[1][0]
         worse = sum(runs[b][k][0] > runs[a][k][0] * 1.01 for k in keys)
         better = sum(runs[b][k][0] < runs[a][k][0] * 0.99 for k in keys)
-        line += "   %5d/%d of %d" % (worse, better, len(keys))
+        line += "    %4d/%d of %d runs" % (worse, better, len(keys))
     print(line)
 PY
 }
@@ -753,7 +753,7 @@ judge_behaviour() {
 		c=$(commit_files | sed -n "${k}p")
 		counts=$(lab_differential "$old" "$ew/gov/$after/teo.c" "$base")
 		read -r runs decisions divergent <<< "$counts"
-		note "$(rel "$c"): $divergent divergent of $runs runs ($decisions decisions)"
+		note "$(rel "$c"): $divergent divergent cases ($runs scenario runs plus random tables, $decisions decisions)"
 		if [ "$divergent" = 0 ]; then
 			{
 				printf '\n'
@@ -763,7 +763,7 @@ judge_behaviour() {
 			continue
 		fi
 		if claims_no_change "$ew/msg/$k"; then
-			die "$(rel "$c") claims no functional change, but on Linux $BASE_NAME its governor decides differently from the one before it in $divergent of $runs runs (scripts/replay.sh diff)"
+			die "$(rel "$c") claims no functional change, but on Linux $BASE_NAME its governor decides differently from the one before it in $divergent cases ($runs scenario runs plus random tables; scripts/replay.sh diff)"
 		fi
 		{
 			printf '\nMeasured effect on Linux %s (generated: the replay lab, which is not part of this series, runs the unmodified governor sources on simulated idle timelines for real idle-state tables; energy in %% of an oracle that knows every wakeup in advance, miss = above + below in %% of idle entries, medians per scenario family):\n' \
@@ -772,7 +772,7 @@ judge_behaviour() {
 			lab_family_table "$ew/lab/results.tsv" "$before:before" "$after:after" ||
 				die "cannot read the lab's results"
 			printf '\n'
-			printf 'The state or tick decision differs somewhere in %s of the %s scenario runs and random tables compared (%s decisions replayed).\n' \
+			printf 'The state or tick decision differs somewhere in %s of the cases compared (%s scenario runs on real idle-state tables plus a set of random tables; %s decisions replayed).\n' \
 				"$divergent" "$runs" "$decisions" | wrap72
 		} >> "$ew/msg/$k"
 	done
@@ -845,7 +845,7 @@ measured_results() {
 		printf 'The series teo and the base teo take the same state and tick decision at every step of %s scenario runs and of a set of random tables (%s decisions).\n' \
 			"${SERIES_RUNS:-all}" "${SERIES_DECISIONS:-all}" | wrap72
 	else
-		printf 'The series teo and the base teo decide differently somewhere in %s of the %s scenario runs and random tables compared (%s decisions).\n' \
+		printf 'The series teo and the base teo decide differently somewhere in %s of the cases compared (%s scenario runs on real idle-state tables plus a set of random tables; %s decisions).\n' \
 			"$SERIES_DIVERGENT" "$SERIES_RUNS" "$SERIES_DECISIONS" | wrap72
 	fi
 	printf '\n'
@@ -860,7 +860,7 @@ fill_cover_letter() {
 	resolve_text "$SERIES_DIR/cover-letter.txt" "$BASE_NAME" > "$ew/cover-text.txt" ||
 		die "series/cover-letter.txt: no text for Linux $BASE_NAME"
 	if [ "$SERIES_DIVERGENT" != 0 ] && claims_no_change "$ew/cover-text.txt"; then
-		die "series/cover-letter.txt claims teo decides as before, but on Linux $BASE_NAME the series' teo decides differently in $SERIES_DIVERGENT of $SERIES_RUNS runs"
+		die "series/cover-letter.txt claims teo decides as before, but on Linux $BASE_NAME the series' teo decides differently in $SERIES_DIVERGENT cases ($SERIES_RUNS scenario runs plus random tables)"
 	fi
 	{
 		cat "$ew/cover-text.txt"
