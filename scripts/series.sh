@@ -71,8 +71,9 @@ check   Check the series in DIR, or a fresh export when DIR is not given:
           - after a fresh export: branch $B4_BRANCH is a 'b4 prep' branch
             whose patches equal the exported ones.
 
-files   Write the overlay files as they are after commit N (0: before the
-        first) to DIR, e.g. to write the Diff of a new commit.
+files   Write the overlay files the first N commits lay in, as they are
+        after commit N, to DIR: e.g. the teo.c a new commit's Diff starts
+        from.
 
 selftest  Check the definition parser, the base ranges and the Diff chain
         on a throwaway copy of the series (seconds, no kernel build).
@@ -398,13 +399,21 @@ cmd_files() {
 	[ "$k" -le "$n" ] || die "files: N must be 0..$n"
 	[ ! -e "$dir" ] || [ -z "$(ls -A "$dir")" ] || die "$dir is not empty"
 	check_definition
-	local tmp
+	local tmp c path i=0
 	tmp=$(mktemp -d)
 	build_snapshots "$tmp"
 	mkdir -p "$dir"
-	cp -R "$tmp/$k/." "$dir/"
+	# Only what the first N commits have laid in.
+	for c in $(commit_files); do
+		i=$((i + 1))
+		[ "$i" -le "$k" ] || break
+		for path in $(commit_field "$c" Files); do
+			mkdir -p "$dir/$(dirname "$path")"
+			cp -R "$tmp/$k/$path" "$dir/$path"
+		done
+	done
 	rm -rf "$tmp"
-	note "overlay files after commit $k in $dir"
+	note "overlay files after commit $k ($(find "$dir" -type f | wc -l) files) in $dir"
 }
 
 # ------------------------------------------------------- the base tree
