@@ -1,81 +1,305 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Export the teo work as a git format-patch series, and check such a series.
+# Export the teo work as a patch series on a base tree, and check such a
+# series.  Every claim the series makes about the base is computed here.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-SERIES_DIR=$TEO_REPO/series
+# TEO_SERIES_DIR: another series definition (a test fixture); its edits/
+# must match the repository's, which scripts/prepare-tree.sh applies.
+SERIES_DIR=${TEO_SERIES_DIR:-$TEO_REPO/series}
+SERIES_DIR=$(cd "$SERIES_DIR" 2>/dev/null && pwd) ||
+	die "series folder ${TEO_SERIES_DIR:-$TEO_REPO/series} does not exist"
+# Diff: fields name paths relative to the folder holding series/.
+SERIES_TOP=$(dirname "$SERIES_DIR")
+EDITS_DIR=$SERIES_DIR/edits
+BASE_EDITS_DIR=$SERIES_DIR/edits/base
+GOV=drivers/cpuidle/governors
+# A commit message or cover letter saying one of these about the governor
+# must be true on the base: the differential finds no divergent decision.
+NFC_CLAIMS='no functional change|not change what teo decides|same state and tick decision'
+# Name of the branch left for 'b4 prep' in the series repository.
+B4_BRANCH=b4/teo
 
 usage() {
 	cat <<EOF
 usage: $teo_prog export [--version N] [--out DIR]
        $teo_prog check [DIR]
+       $teo_prog files N DIR
+       $teo_prog selftest
        $teo_prog --help
 
-export  Build one commit per series/NN-*.commit on a git copy of the base
-        tree, then write 'git format-patch --cover-letter --base' output to
-        DIR (default: \$TEO_CACHE/series/out/vN).  Author and Signed-off-by
-        come from your git config (user.name, user.email); To: and Cc: from
-        the base tree's scripts/get_maintainer.pl; the cover letter carries
-        series/cover-letter.txt and the latest replay and VM results.
-        DIR must not exist or be empty.
+export  Commit the series on a git copy of the base tree and write 'git
+        format-patch' output with a cover letter to DIR (default:
+        \$TEO_CACHE/series/out/vN), and leave branch $B4_BRANCH in the series
+        repository for 'b4 prep' (cover letter in its first, empty commit;
+        To/Cc as trailers).  DIR must not exist or be empty.  Author and
+        Signed-off-by come from your git config; To: and Cc: from the base
+        tree's scripts/get_maintainer.pl (maintainers To, reviewers and
+        lists Cc, every address it prints).
+        For every commit that changes teo.c or teo.h, the replay lab
+        compares the governor before it (the base's own teo.c for the
+        first) with the one after it (scripts/replay.sh diff).  A message
+        that claims no functional change while decisions diverge is
+        refused; a divergent commit gets a generated "Measured effect"
+        paragraph (differential counts and per scenario family medians on
+        this base), an unchanged one a line saying so.  The cover letter
+        names the base (version and Debian package, or its git commit) and
+        quotes lab results measured on this base and the newest VM
+        benchmark on this base if one exists and is newer than the
+        governor.  Anything it cannot establish stops the export with one
+        line.
 
-check   Check the series in DIR, or a fresh export (with a throwaway
-        identity) when DIR is not given:
+check   Check the series in DIR, or a fresh export when DIR is not given:
+          - the Diff chain rebuilds the overlay byte for byte;
           - 'git am' applies it to a fresh copy of the base tree;
-          - every patch builds (W=1, no warnings): drivers/cpuidle/ with a
-            minimal config that has CPU_IDLE, teo and its KUnit test;
-          - checkpatch.pl --strict: no errors, warnings or checks;
-          - kernel-doc -Wall is clean on every C file the series touches;
-          - the kselftest directory builds with the kselftest Makefile;
-          - Documentation/admin-guide/pm/teo.rst is valid reStructuredText,
-            and 'make htmldocs SPHINXDIRS=admin-guide' (when Sphinx is
-            installed) builds it with the DOC section of teo.c and gives
-            no warning in a file of the series;
-          - the KUnit suites pass in the tree the patches produced.
+          - every patch builds (W=1, no warnings) with teo and its KUnit
+            tests as a module;
+          - checkpatch.pl --strict: no errors, warnings or checks (the only
+            one answered instead of fixed: a new file covered by MAINTAINERS);
+          - every new file is in the CPU IDLE entry of MAINTAINERS, and the
+            cover letter carries every address get_maintainer.pl prints;
+          - kernel-doc -Wall, teo.rst as reStructuredText and in
+            'make htmldocs', the kselftest build;
+          - MODULE_IMPORT_NS() in the form of the base's own module.h;
+          - CONFIG_KUNIT=n: teo.o has the same code and section sizes as
+            teo.c with its test hooks stripped;
+          - the KUnit suites pass built in (kunit.py) and, unless
+            TEO_SERIES_VM=0, as a module loaded in the test VM while teo
+            governs every CPU (the VM kernel needs CONFIG_KUNIT=y, see
+            tools/cpuidle-emu/vm.config);
+          - after a fresh export: branch $B4_BRANCH is a 'b4 prep' branch
+            whose patches equal the exported ones.
 
-Each commit file holds 'Subject:', 'Files:' (overlay paths) and 'Edits:'
-(series/edits/*.patch) lines, a blank line and the commit message body.
-Every overlay path and every edit must be in exactly one commit.
+files   Write the overlay files the first N commits lay in, as they are
+        after commit N, to DIR: e.g. the teo.c a new commit's Diff starts
+        from.
 
-Environment: KERNEL_SRC, TEO_CACHE (see scripts/prepare-tree.sh)
+selftest  Check the definition parser, the base ranges and the Diff chain
+        on a throwaway copy of the series (seconds, no kernel build).
+
+The series: one series/NN-name.commit per commit, in the order of NN
+(gaps are fine).  Header lines, a blank line, then the message body:
+  Subject:     the subject line
+  Files:       overlay paths (files or folders) the commit lays in
+  Edits:       series/edits/*.patch to upstream files
+  Base-edits:  RANGE:name.patch ... from series/edits/base/, applied only on
+               bases in RANGE, to overlay files of this commit (e.g. the
+               namespace macro of an older tree)
+  Diff:        series/NN-name.diff, a unified diff of overlay files made by
+               this commit: the overlay holds only the final files, and
+               each commit's files are the final ones with the Diffs of all
+               later commits reverse-applied
+In the body (and in series/cover-letter.txt), text between a line
+"[base RANGE]" and a line "[end]" is used only on bases in RANGE; a file
+with such blocks must have one for the base.  RANGE: comma-separated
+conditions on the base's VERSION.PATCHLEVEL, e.g. "6.12", ">=7.1",
+">=6.13,<7.0".
+
+Environment: KERNEL_SRC, TEO_CACHE (see scripts/prepare-tree.sh),
+TEO_SERIES_DIR (another series folder), TEO_SERIES_VM=0 (no VM step)
 EOF
 }
 
-# Print field $2 ("Subject", "Files", "Edits") of commit file $1.
+# ------------------------------------------------------------ definition
+
+commit_files() {
+	ls "$SERIES_DIR"/[0-9]*.commit 2>/dev/null ||
+		die "no NN-*.commit files in $SERIES_DIR"
+}
+
+# A path for messages: relative to the series' top folder.
+rel() {
+	printf '%s\n' "${1#"$SERIES_TOP"/}"
+}
+
+# Print header field $2 of commit file $1.
 commit_field() {
 	sed -n "1,/^\$/s/^$2:[[:space:]]*//p" "$1"
 }
 
-# Print the commit message (subject, blank line, body) of commit file $1.
-commit_message() {
-	commit_field "$1" Subject
-	printf '\n'
-	sed '1,/^$/d' "$1"
+# Print the Diff file of commit $1 as an absolute path, or nothing.
+commit_diff() {
+	local d
+	d=$(commit_field "$1" Diff)
+	[ -z "$d" ] || printf '%s/%s\n' "$SERIES_TOP" "$d"
 }
 
-commit_files() {
-	ls "$SERIES_DIR"/[0-9]*.commit 2>/dev/null ||
-		die "no series/NN-*.commit files"
+# Print the files a unified diff $1 touches (its +++ and --- paths).
+diff_paths() {
+	sed -n -e 's|^+++ b/\([^[:space:]]*\).*|\1|p' \
+		-e 's|^--- a/\([^[:space:]]*\).*|\1|p' "$1" | sort -u
 }
 
-# Check that the series definition uses every overlay path and edit once.
+# Print "X*256+Y" for a version "X.Y[.Z][-rcN]"; fail on anything else.
+version_key() {
+	local v=$1 major minor
+	major=${v%%.*}
+	minor=${v#*.}
+	minor=${minor%%[!0-9]*}
+	case "$major.$minor" in
+	*[!0-9.]*|.*|*.) return 1 ;;
+	esac
+	printf '%d\n' $((major * 256 + minor))
+}
+
+# Check a RANGE: conditions like "6.12", ">=7.1", "<6.13" joined by commas.
+valid_range() {
+	local cond
+	[ -n "$1" ] || return 1
+	for cond in ${1//,/ }; do
+		[[ $cond =~ ^(\>=|\<=|\>|\<|=)?[0-9]+\.[0-9]+$ ]] || return 1
+	done
+}
+
+# Succeed if version $2 lies in RANGE $1.
+range_matches() {
+	local have want cond op
+	have=$(version_key "$2") || return 1
+	for cond in ${1//,/ }; do
+		case $cond in
+		'>='*) op=ge; cond=${cond#>=} ;;
+		'<='*) op=le; cond=${cond#<=} ;;
+		'>'*) op=gt; cond=${cond#>} ;;
+		'<'*) op=lt; cond=${cond#<} ;;
+		'='*) op=eq; cond=${cond#=} ;;
+		*) op=eq ;;
+		esac
+		want=$(version_key "$cond") || return 1
+		case $op in
+		ge) [ "$have" -ge "$want" ] ;;
+		le) [ "$have" -le "$want" ] ;;
+		gt) [ "$have" -gt "$want" ] ;;
+		lt) [ "$have" -lt "$want" ] ;;
+		eq) [ "$have" -eq "$want" ] ;;
+		esac || return 1
+	done
+}
+
+# Print the body of file $1 (everything after its first blank line) for
+# base version $2, keeping only the [base RANGE] blocks that match it.
+# With $2 empty only the syntax is checked.  Fails with the reason on
+# stderr; a file with blocks must have one for the base.
+# shellcheck disable=SC2094 # note writes to stderr, not to the file read
+resolve_blocks() {
+	local file=$1 ver=$2 line n=0 inblock=0 keep=1 blocks=0 matched=0 range
+	local body=0
+
+	while IFS= read -r line || [ -n "$line" ]; do
+		n=$((n + 1))
+		if [ $body = 0 ]; then
+			[ -n "$line" ] || body=1
+			continue
+		fi
+		case $line in
+		'[base '*']')
+			if [ $inblock = 1 ]; then
+				note "$(rel "$file"):$n: [base] inside a [base] block"
+				return 1
+			fi
+			range=${line#\[base }
+			range=${range%]}
+			range=${range// /}
+			if ! valid_range "$range"; then
+				note "$(rel "$file"):$n: bad range '$range'"
+				return 1
+			fi
+			inblock=1
+			blocks=$((blocks + 1))
+			keep=0
+			if [ -z "$ver" ] || range_matches "$range" "$ver"; then
+				keep=1
+				matched=$((matched + 1))
+			fi
+			continue
+			;;
+		'[end]')
+			if [ $inblock = 0 ]; then
+				note "$(rel "$file"):$n: [end] without [base]"
+				return 1
+			fi
+			inblock=0
+			keep=1
+			continue
+			;;
+		esac
+		[ $keep = 0 ] || printf '%s\n' "$line"
+	done < "$file"
+	if [ $inblock = 1 ]; then
+		note "$(rel "$file"): [base] block without [end]"
+		return 1
+	fi
+	if [ $blocks -gt 0 ] && [ $matched = 0 ]; then
+		note "$(rel "$file") has no [base ...] text for Linux $ver"
+		return 1
+	fi
+}
+
+# resolve_blocks with the blank-line runs of dropped blocks squeezed.
+resolve_text() {
+	local out
+	out=$(resolve_blocks "$1" "$2") || return 1
+	printf '%s\n' "$out" | cat -s
+}
+
+# Is path $1 one of the overlay paths or inside one?  Print that path.
+overlay_path_of() {
+	local p
+	while IFS= read -r p; do
+		case $1 in
+		"$p"|"$p"/*) printf '%s\n' "$p"; return 0 ;;
+		esac
+	done <<EOF
+$TEO_OVERLAY_PATHS
+EOF
+	return 1
+}
+
+# Check the series definition; die with the first problem found.
 check_definition() {
-	local c path edit n subject
+	local c path edit n subject entry range name d earlier='' f
 	for c in $(commit_files); do
 		subject=$(commit_field "$c" Subject)
-		[ -n "$subject" ] || die "${c#"$TEO_REPO"/}: no Subject: line"
+		[ -n "$subject" ] || die "$(rel "$c"): no Subject: line"
 		[ "${#subject}" -le 75 ] ||
-			die "${c#"$TEO_REPO"/}: subject longer than 75 characters"
+			die "$(rel "$c"): subject longer than 75 characters"
 		for path in $(commit_field "$c" Files); do
+			overlay_path_of "$path" >/dev/null ||
+				die "$(rel "$c"): $path is not an overlay path (lib.sh TEO_OVERLAY_PATHS)"
 			[ -e "$TEO_REPO/$path" ] ||
-				die "${c#"$TEO_REPO"/}: $path does not exist"
+				die "$(rel "$c"): $path does not exist"
 		done
 		for edit in $(commit_field "$c" Edits); do
-			[ -f "$TEO_EDITS_DIR/$edit" ] ||
-				die "${c#"$TEO_REPO"/}: series/edits/$edit does not exist"
+			[ -f "$EDITS_DIR/$edit" ] ||
+				die "$(rel "$c"): $(rel "$EDITS_DIR/$edit") does not exist"
 		done
+		for entry in $(commit_field "$c" Base-edits); do
+			range=${entry%%:*}
+			name=${entry#*:}
+			if [ "$range" = "$entry" ] || ! valid_range "$range"; then
+				die "$(rel "$c"): Base-edits entry '$entry' is not RANGE:name.patch"
+			fi
+			[ -f "$BASE_EDITS_DIR/$name" ] ||
+				die "$(rel "$c"): $(rel "$BASE_EDITS_DIR/$name") does not exist"
+		done
+		d=$(commit_diff "$c")
+		if [ -n "$d" ]; then
+			[ -f "$d" ] || die "$(rel "$c"): $(rel "$d") does not exist"
+			[ -n "$(diff_paths "$d")" ] || die "$(rel "$d") is not a unified diff"
+			for f in $(diff_paths "$d"); do
+				path=$(overlay_path_of "$f") ||
+					die "$(rel "$d") changes $f, which is not an overlay file (upstream files change through series/edits/)"
+				case " $earlier " in
+				*" $path "*) ;;
+				*) die "$(rel "$d") changes $f before a commit adds it (Files: of an earlier commit)" ;;
+				esac
+			done
+		fi
+		resolve_text "$c" '' >/dev/null || die "$(rel "$c"): bad [base] blocks"
+		earlier="$earlier $(commit_field "$c" Files | tr '\n' ' ')"
 	done
+	resolve_text "$SERIES_DIR/cover-letter.txt" '' >/dev/null ||
+		die "$(rel "$SERIES_DIR/cover-letter.txt"): bad [base] blocks"
 	while IFS= read -r path; do
 		n=$(for c in $(commit_files); do commit_field "$c" Files; done |
 			tr ' ' '\n' | grep -cxF "$path" || true)
@@ -83,17 +307,199 @@ check_definition() {
 	done <<EOF
 $TEO_OVERLAY_PATHS
 EOF
-	for edit in "$TEO_EDITS_DIR"/*.patch; do
+	for edit in "$EDITS_DIR"/*.patch; do
 		edit=${edit##*/}
 		n=$(for c in $(commit_files); do commit_field "$c" Edits; done |
 			tr ' ' '\n' | grep -cxF "$edit" || true)
 		[ "$n" = 1 ] || die "edit $edit is in $n commits, must be in 1"
 	done
+	for edit in "$BASE_EDITS_DIR"/*.patch; do
+		[ -e "$edit" ] || continue
+		edit=${edit##*/}
+		n=$(for c in $(commit_files); do commit_field "$c" Base-edits; done |
+			tr ' ' '\n' | sed 's/^[^:]*://' | grep -cxF "$edit" || true)
+		[ "$n" = 1 ] || die "base edit $edit is in $n commits, must be in 1"
+	done
 }
 
-# Set up (once) a git repository holding the base tree as one commit and
-# print its path.  A clean git checkout is cloned so that base-commit names
-# a real upstream commit; anything else is snapshotted.
+# ------------------------------------------------------- the Diff chain
+
+# Apply diff $1 to the files under folder $2 (reverse with $3 = -R); on a
+# failure die naming the diff and the file.
+apply_overlay_diff() {
+	local d=$1 dir=$2 out file how=applies
+	local -a dirn=()
+	[ -z "${3:-}" ] || { dirn=(-R); how=reverse-applies; }
+	if ! out=$(patch -f "${dirn[@]}" -p1 --fuzz=0 --dry-run -d "$dir" -i "$d" 2>&1); then
+		file=$(printf '%s\n' "$out" | awk '
+			/^checking file / { f = $3 }
+			/FAILED|No file to patch|malformed|Only garbage/ { print f; exit }')
+		die "$(rel "$d") no longer $how to ${file:-$(diff_paths "$d" | tr '\n' ' ')}: $(printf '%s\n' "$out" | grep -m1 -E 'FAILED|No file|malformed|garbage')"
+	fi
+	patch -f "${dirn[@]}" -p1 --fuzz=0 -s --no-backup-if-mismatch -d "$dir" -i "$d" >/dev/null
+}
+
+# Copy the overlay files of the repository to folder $1.
+copy_overlay() {
+	local dir=$1 path
+	mkdir -p "$dir"
+	while IFS= read -r path; do
+		[ -e "$TEO_REPO/$path" ] || continue
+		mkdir -p "$dir/$(dirname "$path")"
+		cp -R "$TEO_REPO/$path" "$dir/$path"
+	done <<EOF
+$TEO_OVERLAY_PATHS
+EOF
+}
+
+# Write into $1/K the overlay files as they are after commit K, for every
+# K from the number of commits down to 0: the final files, then each
+# commit's Diff reverse-applied, latest first.
+build_snapshots() {
+	local dir=$1 k d
+	local -a commits
+	mapfile -t commits < <(commit_files)
+	rm -rf "$dir"
+	k=${#commits[@]}
+	copy_overlay "$dir/$k"
+	for ((; k > 0; k--)); do
+		cp -R "$dir/$k" "$dir/$((k - 1))"
+		d=$(commit_diff "${commits[k - 1]}")
+		[ -z "$d" ] || apply_overlay_diff "$d" "$dir/$((k - 1))" -R
+	done
+}
+
+# The chain must be exact: from the files before the first commit, every
+# Diff applied in order gives the overlay byte for byte.
+check_chain() {
+	local dir=$1 c d k=0 n
+	n=$(commit_files | wc -l)
+	build_snapshots "$dir/snap"
+	rm -rf "$dir/forward"
+	cp -R "$dir/snap/0" "$dir/forward"
+	for c in $(commit_files); do
+		k=$((k + 1))
+		d=$(commit_diff "$c")
+		[ -z "$d" ] || apply_overlay_diff "$d" "$dir/forward"
+	done
+	copy_overlay "$dir/overlay"
+	if ! diff -r "$dir/forward" "$dir/overlay" >&2; then
+		die "the Diff chain of the series does not rebuild the overlay"
+	fi
+	[ "$k" = "$n" ]
+	n=$(for c in $(commit_files); do commit_diff "$c"; done | wc -l)
+	note "Diff chain: $n Diff: file(s) reverse-apply and re-apply to the overlay byte for byte"
+}
+
+cmd_files() {
+	local k=${1:-} dir=${2:-} n
+	[ $# -eq 2 ] || die "files needs N and DIR"
+	n=$(commit_files | wc -l)
+	case $k in ''|*[!0-9]*) die "files: N must be 0..$n" ;; esac
+	[ "$k" -le "$n" ] || die "files: N must be 0..$n"
+	[ ! -e "$dir" ] || [ -z "$(ls -A "$dir")" ] || die "$dir is not empty"
+	check_definition
+	local tmp c path i=0
+	tmp=$(mktemp -d)
+	build_snapshots "$tmp"
+	mkdir -p "$dir"
+	# Only what the first N commits have laid in.
+	for c in $(commit_files); do
+		i=$((i + 1))
+		[ "$i" -le "$k" ] || break
+		for path in $(commit_field "$c" Files); do
+			mkdir -p "$dir/$(dirname "$path")"
+			cp -R "$tmp/$k/$path" "$dir/$path"
+		done
+	done
+	rm -rf "$tmp"
+	note "overlay files after commit $k ($(find "$dir" -type f | wc -l) files) in $dir"
+}
+
+# ------------------------------------------------------- the base tree
+
+# "7.3.0-rc7": the release string of tree $1, as uname -r shows it.
+base_release() {
+	local mk=$1/Makefile extra
+	extra=$(sed -n 's/^EXTRAVERSION = *//p' "$mk")
+	printf '%s%s\n' "$(kernel_version "$1")" "$extra"
+}
+
+# "7.3-rc7" or "6.12.117": the version as releases are named.
+base_name() {
+	local mk=$1/Makefile v p s extra
+	v=$(sed -n 's/^VERSION = //p' "$mk")
+	p=$(sed -n 's/^PATCHLEVEL = //p' "$mk")
+	s=$(sed -n 's/^SUBLEVEL = //p' "$mk")
+	extra=$(sed -n 's/^EXTRAVERSION = *//p' "$mk")
+	if [ "${s:-0}" = 0 ]; then
+		printf '%s.%s%s\n' "$v" "$p" "$extra"
+	else
+		printf '%s.%s.%s%s\n' "$v" "$p" "$s" "$extra"
+	fi
+}
+
+# Upstream part of a Debian version, as the kernel names it:
+# "7.3~rc7-1~exp1" -> "7.3-rc7", "6.12.117-1~deb12u1" -> "6.12.117".
+debian_upstream() {
+	local v=${1#*:}
+	v=${v%-*}
+	printf '%s\n' "${v//\~/-}"
+}
+
+# Print "PACKAGE VERSION" of the Debian linux-source package tree $1 was
+# unpacked from, when dpkg or the apt lists scripts/fetch-source.sh used
+# confirm it: the package's upstream version must be the tree's.
+base_package() {
+	local base=$1 pkg ver name apt_dir rec_pkg=
+	pkg=$(basename "$base")
+	case $pkg in linux-source-[0-9]*) ;; *) return 1 ;; esac
+	name=$(base_name "$base")
+	# What the unpacking recorded, if it did: "PACKAGE VERSION".
+	[ ! -f "$base/.teo-unpacked" ] || read -r rec_pkg ver < "$base/.teo-unpacked" || true
+	if [ "${rec_pkg:-}" = "$pkg" ] && [ -n "${ver:-}" ] &&
+	   [ "$(debian_upstream "$ver")" = "$name" ]; then
+		printf '%s %s
+' "$pkg" "$ver"
+		return 0
+	fi
+	ver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)
+	if [ -n "$ver" ] && [ "$(debian_upstream "$ver")" = "$name" ]; then
+		printf '%s %s\n' "$pkg" "$ver"
+		return 0
+	fi
+	# fetch-source.sh unpacks into CACHE/base/PKG with its lists in CACHE/apt.
+	apt_dir=$(dirname "$(dirname "$base")")/apt
+	[ -f "$apt_dir/sources.list" ] || return 1
+	ver=$(apt-cache -o "Dir::Etc::sourcelist=$apt_dir/sources.list" \
+		-o Dir::Etc::sourceparts=- -o "Dir::State::Lists=$apt_dir/lists" \
+		-o "Dir::Cache=$apt_dir/cache" madison "$pkg" 2>/dev/null |
+		awk -F'|' '{ gsub(/ /, "", $2); print $2 }' | sort -u)
+	[ -n "$ver" ] && [ "$(printf '%s\n' "$ver" | wc -l)" = 1 ] || return 1
+	[ "$(debian_upstream "$ver")" = "$name" ] || return 1
+	printf '%s %s\n' "$pkg" "$ver"
+}
+
+# Set BASE_NAME, BASE_RELEASE, BASE_GIT and BASE_TEXT (the cover letter's
+# sentence naming the base) for tree $1, or die.
+identify_base() {
+	local base=$1 pkg
+	BASE_NAME=$(base_name "$base")
+	BASE_RELEASE=$(base_release "$base")
+	BASE_GIT=0
+	if [ -d "$base/.git" ] && [ -z "$(git -C "$base" status --porcelain 2>/dev/null)" ]; then
+		BASE_GIT=1
+		BASE_TEXT="Based on Linux $BASE_NAME, the upstream commit named by base-commit below."
+	elif pkg=$(base_package "$base"); then
+		BASE_TEXT="Based on Linux $BASE_NAME as Debian ships it: package ${pkg% *}, version ${pkg#* }.  That tree carries no git history, so no base-commit is given."
+	else
+		die "cannot name the base: $base is neither a clean git checkout nor an unpacked Debian linux-source package whose version dpkg or fetch-source.sh's apt lists confirm"
+	fi
+}
+
+# Set up (once) a git repository holding the base tree as one commit.  A
+# clean git checkout is cloned, so teo-base is a real upstream commit;
+# anything else is recorded as one commit, which is never named upstream.
 base_repo() {
 	local base=$1 repo=$2 tmp
 
@@ -116,9 +522,8 @@ base_repo() {
 		git -C "$tmp/repo" init -q
 		# -f: Debian's tree ignores everything at its top level.
 		git -C "$tmp/repo" add -A -f
-		GIT_AUTHOR_DATE="2000-01-01 00:00:00 +0000" GIT_COMMITTER_DATE="2000-01-01 00:00:00 +0000" \
-			git -C "$tmp/repo" -c user.name=base -c user.email=base@invalid \
-			commit -q -m "Linux $(kernel_version "$base") ($base)"
+		git -C "$tmp/repo" -c user.name=base -c user.email=base@invalid \
+			commit -q -m "Linux $(base_name "$base") ($base)"
 	fi
 	git -C "$tmp/repo" branch -q -f teo-base HEAD
 	mv "$tmp/repo" "$repo"
@@ -126,115 +531,353 @@ base_repo() {
 	build_unlock
 }
 
-# Apply the series definition as commits on branch teo-series of $1.
-build_branch() {
-	local repo=$1 name=$2 email=$3 c path edit msg
+# ------------------------------------------------------- building commits
 
-	git -C "$repo" checkout -q -f -B teo-series teo-base
+# Print the base edits (absolute paths) of commit file $1 that apply to
+# base version $2.
+base_edits_of() {
+	local entry
+	for entry in $(commit_field "$1" Base-edits); do
+		! range_matches "${entry%%:*}" "$2" ||
+			printf '%s\n' "$BASE_EDITS_DIR/${entry#*:}"
+	done
+}
+
+# Apply base edit $2 in repository $1 at commit $3 on Linux $4, or die.
+apply_base_edit() {
+	git -C "$1" apply --check "$2" 2>/dev/null ||
+		die "$(rel "$2") does not apply to $(diff_paths "$2" | tr '\n' ' ')at $(rel "$3") on Linux $4"
+	git -C "$1" apply "$2"
+}
+
+# Pass 1: lay each commit's files into the repository and record its tree
+# (in $ew/tree/K) and its message for base $ver (in $ew/msg/K).  The
+# commits are scratch ones; write_branch makes the real ones.
+build_trees() {
+	local repo=$1 ew=$2 ver=$3 k=0 c path edit f d written applied='' e
+	git -C "$repo" checkout -q -f -B teo-scratch teo-base
 	git -C "$repo" clean -q -f -d -x
-	msg=$(mktemp)
+	mkdir -p "$ew/tree" "$ew/msg"
 	for c in $(commit_files); do
+		k=$((k + 1))
+		written=
 		for path in $(commit_field "$c" Files); do
 			rm -rf "${repo:?}/$path"
 			mkdir -p "$(dirname "$repo/$path")"
-			cp -R "$TEO_REPO/$path" "$repo/$path"
-			git -C "$repo" add -A -f -- "$path"
+			cp -R "$ew/snap/$k/$path" "$repo/$path"
+			written="$written $path"
 		done
+		d=$(commit_diff "$c")
+		if [ -n "$d" ]; then
+			for f in $(diff_paths "$d"); do
+				rm -f "$repo/$f"
+				[ ! -e "$ew/snap/$k/$f" ] || cp "$ew/snap/$k/$f" "$repo/$f"
+				written="$written $f"
+			done
+		fi
 		for edit in $(commit_field "$c" Edits); do
-			git -C "$repo" apply --check "$TEO_EDITS_DIR/$edit" 2>/dev/null || {
-				rm -f "$msg"
-				die "series/edits/$edit does not apply to $(sed -n 's|^+++ b/||p' "$TEO_EDITS_DIR/$edit" | tr '\n' ' ')of the base"
-			}
-			git -C "$repo" apply --index "$TEO_EDITS_DIR/$edit"
+			git -C "$repo" apply --check "$EDITS_DIR/$edit" 2>/dev/null ||
+				die "$(rel "$EDITS_DIR/$edit") does not apply to $(diff_paths "$EDITS_DIR/$edit" | tr '\n' ' ')of Linux $ver"
+			git -C "$repo" apply "$EDITS_DIR/$edit"
+			written="$written $(diff_paths "$EDITS_DIR/$edit" | tr '\n' ' ')"
 		done
-		commit_message "$c" > "$msg"
-		git -C "$repo" -c user.name="$name" -c user.email="$email" \
-			commit -q -s -F "$msg"
-	done
-	rm -f "$msg"
-}
-
-# Print "--to=..." and "--cc=..." arguments from get_maintainer.pl:
-# maintainers go to To:, lists and reviewers to Cc:.
-recipients() {
-	local repo=$1 diff line addr out
-	diff=$(mktemp)
-	git -C "$repo" diff teo-base teo-series > "$diff"
-	if ! out=$(cd "$repo" && perl scripts/get_maintainer.pl --no-git \
-			--no-git-fallback "$diff" 2>&1); then
-		rm -f "$diff"
-		die "scripts/get_maintainer.pl failed: $out"
-	fi
-	rm -f "$diff"
-	printf '%s\n' "$out" | while IFS= read -r line; do
-		addr=${line%% (*}
-		case $line in
-		*"(maintainer:"*) printf -- '--to=%s\n' "$addr" ;;
-		?*) printf -- '--cc=%s\n' "$addr" ;;
-		esac
-	done
-}
-
-# Turn a Markdown excerpt on stdin into mail text: no heading marks or
-# bold, no trailing blank lines, bullets wrapped at 72 columns with their
-# continuation indented.
-plain_text() {
-	sed -e 's/^## //' -e 's/\*\*//g' |
-		awk '/^$/ { blank++; next }
-		{ for (; blank > 0; blank--) print "" }
-		!/^- / { print; next }
+		# Base edits of earlier commits again where this one rewrote
+		# their files, then this commit's own.
+		for e in $applied; do
+			for f in $(diff_paths "$e"); do
+				case " $written " in
+				*" $f "*|*" $(overlay_path_of "$f") "*) ;;
+				*) continue ;;
+				esac
+				apply_base_edit "$repo" "$e" "$c" "$ver"
+				break
+			done
+		done
+		for e in $(base_edits_of "$c" "$ver"); do
+			apply_base_edit "$repo" "$e" "$c" "$ver"
+		done
+		applied="$applied $(base_edits_of "$c" "$ver" | tr '\n' ' ')"
+		# shellcheck disable=SC2086 # a list of paths without spaces
+		git -C "$repo" add -A -f -- $written
+		[ -n "$(git -C "$repo" status --porcelain)" ] ||
+			die "$(rel "$c") changes nothing on Linux $ver"
+		git -C "$repo" -c user.name=scratch -c user.email=scratch@invalid \
+			commit -q -m "scratch $k"
+		git -C "$repo" rev-parse 'HEAD^{tree}' > "$ew/tree/$k"
 		{
-			out = $1; len = length(out)
-			for (i = 2; i <= NF; i++) {
-				if (len + 1 + length($i) > 72) {
-					print out; out = "  " $i
-				} else {
-					out = out " " $i
-				}
-				len = length(out)
-			}
-			print out
-		}'
+			commit_field "$c" Subject
+			printf '\n'
+			resolve_text "$c" "$ver" || die "$(rel "$c"): no message for Linux $ver"
+		} | cat -s > "$ew/msg/$k"
+	done
 }
 
-# Print the measured results the cover letter carries: the replay lab's
-# differential check and its seed-thread comparison, and the VM benchmark.
+# Pass 2: commit the recorded trees with their final messages on branch
+# teo-series, signed off by $3 <$4>.
+write_branch() {
+	local repo=$1 ew=$2 name=$3 email=$4 k=0 parent c
+	parent=$(git -C "$repo" rev-parse teo-base)
+	for c in $(commit_files); do
+		k=$((k + 1))
+		git -C "$repo" interpret-trailers --in-place \
+			--trailer "Signed-off-by: $name <$email>" "$ew/msg/$k"
+		parent=$(GIT_AUTHOR_NAME=$name GIT_AUTHOR_EMAIL=$email \
+			GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email \
+			git -C "$repo" commit-tree "$(cat "$ew/tree/$k")" -p "$parent" \
+			-F "$ew/msg/$k")
+	done
+	git -C "$repo" update-ref refs/heads/teo-series "$parent"
+	git -C "$repo" checkout -q -f teo-series
+	git -C "$repo" branch -q -D teo-scratch
+}
+
+# ------------------------------------------------- behaviour, measured
+
+# Copy the governor of tree $2 in revision $1 of repository $3 (teo.c, its
+# headers) into folder $4, so that the lab compiles it as that tree would.
+extract_governor() {
+	local rev=$1 repo=$2 dir=$3 f
+	mkdir -p "$dir"
+	for f in teo.c teo.h gov.h; do
+		git -C "$repo" cat-file -e "$rev:$GOV/$f" 2>/dev/null || continue
+		git -C "$repo" show "$rev:$GOV/$f" > "$dir/$f"
+	done
+}
+
+# The lab's differential of governor sources $1 and $2 on base $3:
+# prints "RUNS DECISIONS DIVERGENT".
+lab_differential() {
+	local out
+	out=$(KERNEL_SRC=$3 "$TEO_REPO/scripts/replay.sh" diff "$1" "$2" 2>"$ew/lab-diff.log") ||
+		{ cat "$ew/lab-diff.log" >&2; die "scripts/replay.sh diff failed; the series makes no claim it cannot check"; }
+	printf '%s\n' "$out" | sed -n 's/^differential: \([0-9]*\) runs, \([0-9]*\) decisions, \([0-9]*\) divergent$/\1 \2 \3/p' |
+		grep . || die "scripts/replay.sh diff printed no 'differential:' line: $out"
+}
+
+# Run the lab's report on base $1 with the governors "LABEL=PATH" given
+# next; results in $ew/lab/results.tsv.
+lab_report() {
+	local base=$1 arg
+	local -a govs=()
+	shift
+	for arg in "$@"; do
+		govs+=(--gov "$arg")
+	done
+	rm -rf "$ew/lab"
+	KERNEL_SRC=$base "$TEO_REPO/scripts/replay.sh" report --out "$ew/lab" \
+		"${govs[@]}" > "$ew/lab-report.log" 2>&1 ||
+		{ tail -n 20 "$ew/lab-report.log" >&2; die "scripts/replay.sh report failed; no measured numbers, no series"; }
+	[ -s "$ew/lab/results.tsv" ] || die "the lab report wrote no results.tsv"
+}
+
+# Print a plain-text table of the lab's results.tsv $1: per scenario family,
+# the median energy (% of the oracle) and miss (% of entries) of each
+# governor label given next ("LABEL:Title").  With two labels, it also
+# counts the runs where the second is more than 1 % worse or better in
+# energy than the first.  This is the one place that knows the lab's
+# result format.
+lab_family_table() {
+	python3 - "$@" <<'PY'
+import csv, statistics, sys
+path, cols = sys.argv[1], [c.split(":", 1) for c in sys.argv[2:]]
+rows = list(csv.DictReader(open(path), delimiter="\t"))
+need = {"scenario", "family", "platform", "governor", "energy_pct_of_oracle", "miss_pct"}
+if not rows or not need <= set(rows[0]):
+    sys.exit("lab results: %s lacks the columns %s" % (path, ", ".join(sorted(need))))
+runs, fams = {}, []
+for r in rows:
+    if r["family"] not in fams:
+        fams.append(r["family"])
+    runs.setdefault(r["governor"], {})[(r["family"], r["scenario"], r["platform"])] = (
+        float(r["energy_pct_of_oracle"]), float(r["miss_pct"]))
+for label, _ in cols:
+    if label not in runs:
+        sys.exit("lab results: no rows for governor " + label)
+pair = len(cols) == 2
+head = "  family "
+for _, title in cols:
+    head += " %15s" % title[:15]
+print(head + ("  energy >1% worse/better" if pair else ""))
+sub = "         " + "".join("   energy   miss" for _ in cols)
+print(sub)
+for fam in fams + ["all"]:
+    keys = [k for k in runs[cols[0][0]] if fam == "all" or k[0] == fam]
+    line = "  %-7s" % fam
+    for label, _ in cols:
+        e = statistics.median(runs[label][k][0] for k in keys)
+        m = statistics.median(runs[label][k][1] for k in keys)
+        line += "  %7.1f %6.2f" % (e, m)
+    if pair:
+        a, b = cols[0][0], cols[1][0]
+        worse = sum(runs[b][k][0] > runs[a][k][0] * 1.01 for k in keys)
+        better = sum(runs[b][k][0] < runs[a][k][0] * 0.99 for k in keys)
+        line += "    %4d/%d of %d runs" % (worse, better, len(keys))
+    print(line)
+PY
+}
+
+# Does the text in file $1 claim that teo's decisions do not change?
+claims_no_change() {
+	grep -qiE "$NFC_CLAIMS" "$1"
+}
+
+# Wrap text on stdin at 72 columns, paragraph by paragraph.
+wrap72() {
+	fmt -w 72 -g 70
+}
+
+# For every commit that changes teo.c or teo.h: compare the governor before
+# and after it in the lab, refuse false "no functional change" claims and
+# append the measured statement to its message.  Also measure the whole
+# series against the base for the cover letter (sets SERIES_DIVERGENT).
+judge_behaviour() {
+	local repo=$1 ew=$2 base=$3 k=0 c rev prev prev_label label counts
+	local runs decisions divergent n before
+	local -a changed=() labels=()
+	mkdir -p "$ew/gov"
+	prev=$base/$GOV/teo.c
+	prev_label="base-teo"
+	labels=("base-teo=$base/$GOV/teo.c" "base-menu=$base/$GOV/menu.c")
+	n=$(commit_files | wc -l)
+	for ((k = 1; k <= n; k++)); do
+		rev=$(git -C "$repo" rev-parse "teo-scratch~$((n - k))")
+		before="teo-base"
+		[ "$k" = 1 ] || before=$rev~1
+		git -C "$repo" diff --quiet "$before" "$rev" -- "$GOV/teo.c" "$GOV/teo.h" &&
+			continue
+		label=p$(printf '%02d' "$k")
+		extract_governor "$rev" "$repo" "$ew/gov/$label"
+		changed+=("$k:$prev_label:$label:$prev")
+		labels+=("$label=$ew/gov/$label/teo.c")
+		prev=$ew/gov/$label/teo.c
+		prev_label=$label
+	done
+	FINAL_LABEL=$prev_label
+	FINAL_TEO=$prev
+	note "replay lab on Linux $BASE_NAME: ${#changed[@]} commit(s) change the governor"
+	lab_report "$base" "${labels[@]}"
+	local item before after old
+	for item in "${changed[@]}"; do
+		IFS=: read -r k before after old <<< "$item"
+		c=$(commit_files | sed -n "${k}p")
+		counts=$(lab_differential "$old" "$ew/gov/$after/teo.c" "$base")
+		read -r runs decisions divergent <<< "$counts"
+		note "$(rel "$c"): $divergent divergent cases ($runs scenario runs plus random tables, $decisions decisions)"
+		if [ "$divergent" = 0 ]; then
+			{
+				printf '\n'
+				printf 'Checked on Linux %s: replaying the governor before and after this change on simulated idle timelines (%s scenario runs on real idle-state tables and a set of random tables, %s decisions) gives the same state and tick decision at every step.\n' \
+					"$BASE_NAME" "$runs" "$decisions" | wrap72
+			} >> "$ew/msg/$k"
+			continue
+		fi
+		if claims_no_change "$ew/msg/$k"; then
+			die "$(rel "$c") claims no functional change, but on Linux $BASE_NAME its governor decides differently from the one before it in $divergent cases ($runs scenario runs plus random tables; scripts/replay.sh diff)"
+		fi
+		{
+			printf '\nMeasured effect on Linux %s (generated: the replay lab, which is not part of this series, runs the unmodified governor sources on simulated idle timelines for real idle-state tables; energy in %% of an oracle that knows every wakeup in advance, miss = above + below in %% of idle entries, medians per scenario family):\n' \
+				"$BASE_NAME" | wrap72
+			printf '\n'
+			lab_family_table "$ew/lab/results.tsv" "$before:before" "$after:after" ||
+				die "cannot read the lab's results"
+			printf '\n'
+			printf 'The state or tick decision differs somewhere in %s of the cases compared (%s scenario runs on real idle-state tables plus a set of random tables; %s decisions replayed).\n' \
+				"$divergent" "$runs" "$decisions" | wrap72
+		} >> "$ew/msg/$k"
+	done
+	SERIES_DIVERGENT=0
+	if [ ${#changed[@]} -gt 0 ]; then
+		counts=$(lab_differential "$base/$GOV/teo.c" "$FINAL_TEO" "$base")
+		read -r SERIES_RUNS SERIES_DECISIONS SERIES_DIVERGENT <<< "$counts"
+	fi
+}
+
+# ------------------------------------------------------- cover letter
+
+# Newest time teo.c or teo.h of the repository changed (commit or file).
+governor_changed_at() {
+	local t f latest
+	latest=$(git -C "$TEO_REPO" log -1 --format=%ct -- "$GOV/teo.c" "$GOV/teo.h" 2>/dev/null || echo 0)
+	for f in "$GOV/teo.c" "$GOV/teo.h"; do
+		t=$(stat -c %Y "$TEO_REPO/$f" 2>/dev/null || echo 0)
+		[ "$t" -le "${latest:-0}" ] || latest=$t
+	done
+	printf '%s\n' "${latest:-0}"
+}
+
+# Print the VM section of the cover letter for base release $1: the newest
+# scripts/teo run result whose guest ran this base (setup.txt's "kernel:"
+# line) and that is newer than the governor; else one sentence why there
+# is none.  The one place that knows the VM benchmark's result format.
+vm_section() {
+	local want=$1 d setup kernel date found='' when changed
+	for d in "$TEO_CACHE"/vm-bench/[0-9]*/; do
+		setup=$d/bench/setup.txt
+		if [ ! -s "$setup" ] || [ ! -s "$d/bench/summary.txt" ]; then
+			continue
+		fi
+		kernel=$(sed -n 's/^kernel: \([^,]*\),.*/\1/p' "$setup")
+		[ "$kernel" = "$want" ] && found=$d
+	done
+	if [ -z "$found" ]; then
+		printf 'No workload benchmark in the test VM has run on Linux %s yet (scripts/teo run with this base), so this letter quotes none.\n' \
+			"$BASE_NAME" | wrap72
+		return
+	fi
+	date=$(sed -n 's/^date: //p' "$found/bench/setup.txt")
+	when=$(date -d "$date" +%s 2>/dev/null || echo 0)
+	changed=$(governor_changed_at)
+	if [ "$when" -lt "$changed" ]; then
+		printf 'The newest workload benchmark in the test VM on Linux %s (%s) predates the last change to the governor, so this letter quotes none.\n' \
+			"$BASE_NAME" "$date" | wrap72
+		return
+	fi
+	printf 'Workloads in a QEMU guest on Linux %s with an emulated cpuidle driver, %s (%s):\n\n' \
+		"$BASE_NAME" "$(cat "$found/title" 2>/dev/null || echo 'teo vs menu')" "$date" | wrap72
+	cat "$found/bench/summary.txt"
+}
+
+# Print the generated part of the cover letter.
 measured_results() {
-	local replay=$TEO_CACHE/replay vm=$TEO_CACHE/vm-bench/latest
-
+	printf '\n%s\n' "$BASE_TEXT" | wrap72
 	printf '\n'
-	if [ -s "$replay/check/differential.log" ]; then
-		printf 'Replay, old and new teo.c side by side:\n'
-		grep -E '^differential|^regression gate' "$replay/check/differential.log" |
-			sed 's/^/  /'
+	{
+		printf 'Measured on this base (generated; the tools are not part of the series).  Replay lab: the unmodified governor sources on simulated idle timelines for real idle-state tables, energy in %% of an oracle that knows every wakeup in advance, miss = above + below in %% of idle entries, medians per scenario family; "base" is the teo and menu of Linux %s, "series" the teo after the last patch:\n' \
+			"$BASE_NAME"
+	} | wrap72
+	printf '\n'
+	lab_family_table "$ew/lab/results.tsv" "base-teo:base teo" \
+		"base-menu:base menu" "$FINAL_LABEL:series teo" ||
+		die "cannot read the lab's results"
+	printf '\n'
+	if [ "$SERIES_DIVERGENT" = 0 ]; then
+		printf 'The series teo and the base teo take the same state and tick decision at every step of %s scenario runs and of a set of random tables (%s decisions).\n' \
+			"${SERIES_RUNS:-all}" "${SERIES_DECISIONS:-all}" | wrap72
 	else
-		printf '(No replay check found: run scripts/teo replay check.)\n'
+		printf 'The series teo and the base teo decide differently somewhere in %s of the cases compared (%s scenario runs on real idle-state tables plus a set of random tables; %s decisions).\n' \
+			"$SERIES_DIVERGENT" "$SERIES_RUNS" "$SERIES_DECISIONS" | wrap72
 	fi
 	printf '\n'
-	if [ -s "$replay/report/report.md" ]; then
-		sed -n "/^## The seed threads' direction/,/^## /p" \
-			"$replay/report/report.md" | sed '$d' | plain_text
-	else
-		printf '(No replay report found: run scripts/teo replay report.)\n'
-	fi
-	printf '\n'
-	if [ -s "$vm/bench/summary.txt" ]; then
-		printf 'Workloads in the VM, %s:\n' "$(cat "$vm/title")"
-		cat "$vm/bench/summary.txt"
-	else
-		printf '(No VM benchmark found: run scripts/teo run.)\n'
-	fi
+	vm_section "$BASE_RELEASE"
 }
 
-# Fill the subject and blurb of the cover letter $1.
+# Fill the subject and blurb of the cover letter $1 (git format-patch's
+# template); the blurb also goes to $ew/cover.txt for the b4 branch.
 fill_cover_letter() {
-	local cover=$1 subject blurb
-	subject=$(sed -n 's/^Subject:[[:space:]]*//p' "$SERIES_DIR/cover-letter.txt")
-	blurb=$(mktemp)
+	local cover=$1 subject blurb=$ew/cover-blurb.txt
+	subject=$(commit_field "$SERIES_DIR/cover-letter.txt" Subject)
+	resolve_text "$SERIES_DIR/cover-letter.txt" "$BASE_NAME" > "$ew/cover-text.txt" ||
+		die "series/cover-letter.txt: no text for Linux $BASE_NAME"
+	if [ "$SERIES_DIVERGENT" != 0 ] && claims_no_change "$ew/cover-text.txt"; then
+		die "series/cover-letter.txt claims teo decides as before, but on Linux $BASE_NAME the series' teo decides differently in $SERIES_DIVERGENT cases ($SERIES_RUNS scenario runs plus random tables)"
+	fi
 	{
-		sed '1,/^$/d' "$SERIES_DIR/cover-letter.txt"
+		cat "$ew/cover-text.txt"
 		measured_results
-	} > "$blurb"
+	} | cat -s > "$blurb"
+	grep -qE '\*\*\*|placeholder|TODO|FIXME|EDITME' "$blurb" &&
+		die "the cover letter would carry a placeholder: $(grep -m1 -E '\*\*\*|placeholder|TODO|FIXME|EDITME' "$blurb")"
+	printf '%s\n' "$subject" > "$ew/cover-subject.txt"
 	python3 - "$cover" "$subject" "$blurb" <<'PY'
 import sys
 path, subject, blurb = sys.argv[1], sys.argv[2], open(sys.argv[3]).read()
@@ -245,13 +888,99 @@ text = text.replace("*** SUBJECT HERE ***", subject, 1)
 text = text.replace("*** BLURB HERE ***", blurb.rstrip("\n"), 1)
 open(path, "w").write(text)
 PY
-	rm -f "$blurb"
+}
+
+# get_maintainer.pl on the whole series diff, every address it prints
+# (reviewers included, no merging of addresses by name): print
+# "to ADDRESS" for maintainers, "cc ADDRESS" for reviewers and lists.
+maintainer_addresses() {
+	local repo=$1 from=$2 to=$3 diff out line addr
+	diff=$(mktemp)
+	git -C "$repo" diff "$from" "$to" > "$diff"
+	if ! out=$(cd "$repo" && perl scripts/get_maintainer.pl --no-git \
+			--no-git-fallback --no-remove-duplicates "$diff" 2>&1); then
+		rm -f "$diff"
+		die "scripts/get_maintainer.pl failed: $out"
+	fi
+	rm -f "$diff"
+	printf '%s\n' "$out" | while IFS= read -r line; do
+		addr=${line%% (*}
+		case $line in
+		*"(maintainer:"*|*"(supporter:"*|*"(odd fixer:"*) printf 'to %s\n' "$addr" ;;
+		?*) printf 'cc %s\n' "$addr" ;;
+		esac
+	done
+}
+
+# Leave branch $B4_BRANCH in the repository: what 'b4 prep --enroll' makes
+# of teo-series, with our cover letter and its To/Cc trailers in the cover
+# commit.  $5 is the revision.
+make_b4_branch() {
+	local repo=$1 ew=$2 name=$3 email=$4 version=$5 cover msg parent rev
+	need_cmd b4
+	git -C "$repo" config user.name "$name"
+	git -C "$repo" config user.email "$email"
+	# b4's default cover template names the base commit; ours is one we
+	# made, unknown upstream, unless the base is a git checkout.
+	if [ "$BASE_GIT" = 0 ]; then
+		# shellcheck disable=SC2016 # b4's template placeholders
+		printf '%s\n' '${cover}' '' '---' '${shortlog}' '' '${diffstat}' '---' \
+			'change-id: ${change_id}' '' 'Best regards,' '-- ' '${signature}' \
+			> "$(git -C "$repo" rev-parse --absolute-git-dir)/b4-cover-template"
+		git -C "$repo" config b4.prep-cover-template \
+			"$(git -C "$repo" rev-parse --absolute-git-dir)/b4-cover-template"
+	else
+		git -C "$repo" config --unset b4.prep-cover-template || true
+	fi
+	git -C "$repo" branch -q -D "$B4_BRANCH" 2>/dev/null || true
+	git -C "$repo" checkout -q -f -b "$B4_BRANCH" teo-series
+	(cd "$repo" && b4 prep -e teo-base) > "$ew/b4-enroll.log" 2>&1 ||
+		{ cat "$ew/b4-enroll.log" >&2; die "b4 prep --enroll failed"; }
+	cover=$(git -C "$repo" rev-list --reverse teo-base.."$B4_BRANCH" | head -n 1)
+	git -C "$repo" show -s --format=%B "$cover" > "$ew/b4-cover-orig.txt"
+	grep -q -- '--- b4-submit-tracking ---' "$ew/b4-cover-orig.txt" ||
+		die "b4 prep made no cover commit with tracking data"
+	msg=$ew/b4-cover.txt
+	python3 - "$ew/b4-cover-orig.txt" "$ew/cover-subject.txt" "$ew/cover-blurb.txt" \
+		"$ew/addresses" "$version" > "$msg" <<'PY'
+import json, sys
+orig, subj, blurb, addrs, version = sys.argv[1:]
+marker = "--- b4-submit-tracking ---"
+_, tail = open(orig).read().split(marker, 1)
+comment, data = tail.split("{", 1)
+tracking = json.loads("{" + data)
+tracking["series"]["revision"] = int(version)
+trailers = []
+for line in open(addrs):
+    kind, addr = line.rstrip("\n").split(" ", 1)
+    trailers.append(("To: " if kind == "to" else "Cc: ") + addr)
+print(open(subj).read().strip() + "\n")
+print(open(blurb).read().rstrip("\n") + "\n")
+print("\n".join(trailers) + "\n")
+print(marker + comment + json.dumps(tracking, indent=2))
+PY
+	parent=$(git -C "$repo" rev-parse teo-base)
+	parent=$(git -C "$repo" commit-tree "$(git -C "$repo" rev-parse "$cover^{tree}")" \
+		-p "$parent" -F "$msg")
+	for rev in $(git -C "$repo" rev-list --reverse "$cover".."$B4_BRANCH"); do
+		git -C "$repo" show -s --format=%B "$rev" > "$ew/b4-msg"
+		parent=$(GIT_AUTHOR_NAME=$(git -C "$repo" show -s --format=%an "$rev") \
+			GIT_AUTHOR_EMAIL=$(git -C "$repo" show -s --format=%ae "$rev") \
+			GIT_AUTHOR_DATE=$(git -C "$repo" show -s --format=%aD "$rev") \
+			git -C "$repo" commit-tree "$(git -C "$repo" rev-parse "$rev^{tree}")" \
+			-p "$parent" -F "$ew/b4-msg")
+	done
+	git -C "$repo" update-ref "refs/heads/$B4_BRANCH" "$parent"
+	git -C "$repo" checkout -q -f "$B4_BRANCH"
+	(cd "$repo" && b4 prep --show-info) > "$ew/b4-info.txt" 2>&1 ||
+		{ cat "$ew/b4-info.txt" >&2; die "b4 prep --show-info fails on $B4_BRANCH"; }
+	git -C "$repo" checkout -q -f teo-series
 }
 
 # Export the series into $out with identity $name <$email>.
 export_series() {
-	local out=$1 version=$2 name=$3 email=$4 slot base repo tmp rcpt_list
-	local -a rcpt vopt=()
+	local out=$1 version=$2 name=$3 email=$4 slot base repo tmp work
+	local -a rcpt vopt=() bopt=()
 
 	check_definition
 	if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
@@ -259,22 +988,38 @@ export_series() {
 	fi
 	slot=$("$TEO_REPO/scripts/prepare-tree.sh")
 	base=$(cat "$slot/base")
-	repo=$TEO_CACHE/series/$(basename "$slot")/repo
+	identify_base "$base"
+	work=$TEO_CACHE/series/$(basename "$slot")
+	repo=$work/repo
+	ew=$work/export
+	rm -rf "$ew"
+	mkdir -p "$ew"
 	base_repo "$base" "$repo"
-	build_branch "$repo" "$name" "$email"
-	rcpt_list=$(recipients "$repo")
-	mapfile -t rcpt <<< "$rcpt_list"
+	build_snapshots "$ew/snap"
+	build_trees "$repo" "$ew" "$BASE_NAME"
+	judge_behaviour "$repo" "$ew" "$base"
+	write_branch "$repo" "$ew" "$name" "$email"
+	maintainer_addresses "$repo" teo-base teo-series > "$ew/addresses"
+	while read -r kind addr; do
+		case $kind in
+		to) rcpt+=("--to=$addr") ;;
+		cc) rcpt+=("--cc=$addr") ;;
+		esac
+	done < "$ew/addresses"
 	[ "$version" = 1 ] || vopt=(-v "$version")
+	[ "$BASE_GIT" = 0 ] || bopt=(--base=teo-base)
 
 	mkdir -p "$(dirname "$out")"
 	tmp=$(mktemp -d "$out.tmp.XXXXXX")
 	git -C "$repo" -c user.name="$name" -c user.email="$email" \
-		format-patch -q --cover-letter --thread --base=teo-base \
+		format-patch -q --cover-letter --thread "${bopt[@]}" \
 		"${vopt[@]}" "${rcpt[@]}" -o "$tmp" teo-base..teo-series
 	fill_cover_letter "$(ls "$tmp"/*0000-cover-letter.patch)"
+	make_b4_branch "$repo" "$ew" "$name" "$email" "$version"
 	rmdir "$out" 2>/dev/null || true
 	mv "$tmp" "$out"
-	note "wrote $(find "$out" -name '*.patch' | wc -l) patches to $out"
+	note "wrote $(find "$out" -name '*.patch' | wc -l) patches for Linux $BASE_NAME to $out"
+	note "branch $B4_BRANCH in $repo is ready for 'b4 prep' (cd there; b4 prep --edit-cover, b4 send)"
 	git -C "$repo" diff --stat teo-base teo-series >&2
 }
 
@@ -297,21 +1042,31 @@ cmd_export() {
 	if [ -z "$name" ] || [ -z "$email" ]; then
 		die "no git identity: set user.name and user.email with git config (they sign the patches)"
 	fi
+	need_cmd git perl python3 patch
 	[ -n "$out" ] || out=$TEO_CACHE/series/out/v$version
 	export_series "$out" "$version" "$name" "$email"
 }
 
 # ------------------------------------------------------------------ check
 
-# Minimal configuration for building drivers/cpuidle at every patch.
+# Minimal configuration for building drivers/cpuidle at every patch: the
+# KUnit tests as a module, so that their module build is checked too.
 STEP_CONFIG="CONFIG_64BIT=y
 CONFIG_SMP=y
+CONFIG_MODULES=y
 CONFIG_NO_HZ_IDLE=y
 CONFIG_CPU_IDLE=y
 CONFIG_CPU_IDLE_GOV_MENU=y
 CONFIG_CPU_IDLE_GOV_TEO=y
 CONFIG_KUNIT=y
-CONFIG_CPU_IDLE_GOV_TEO_KUNIT_TEST=y"
+CONFIG_CPU_IDLE_GOV_TEO_KUNIT_TEST=m"
+
+# The production configuration for the object comparison: no KUnit.
+PLAIN_CONFIG="CONFIG_64BIT=y
+CONFIG_SMP=y
+CONFIG_NO_HZ_IDLE=y
+CONFIG_CPU_IDLE=y
+CONFIG_CPU_IDLE_GOV_TEO=y"
 
 check_failed=0
 check_fail() {
@@ -319,21 +1074,20 @@ check_fail() {
 	check_failed=1
 }
 
-# Configure the per-patch build folder $2 for the revision checked out in
-# tree $1: allnoconfig with the options above forced on, as far as that
-# revision's Kconfig knows them.  Print the objects that must then build.
-configure_step_build() {
-	local tree=$1 build=$2 opt name
+# Configure build folder $2 for tree $1 from allnoconfig with the options
+# $3 forced on, as far as the tree's Kconfig knows them.
+configure_build() {
+	local tree=$1 build=$2 config=$3 opt name
 	mkdir -p "$build"
-	printf '%s\n' "$STEP_CONFIG" > "$build/step.config"
+	printf '%s\n' "$config" > "$build/step.config"
 	(cd "$tree" && with_build_lock make -s O="$build" ARCH=x86_64 \
 		KCONFIG_ALLCONFIG="$build/step.config" allnoconfig) >/dev/null
-	for opt in $STEP_CONFIG; do
+	for opt in $config; do
 		name=${opt%%=*}
 		grep -rqs "^config ${name#CONFIG_}\$" --include='Kconfig*' "$tree" ||
 			continue
 		grep -qxF "$opt" "$build/.config" ||
-			check_fail "the per-patch config lost $opt"
+			check_fail "the configuration in $build lost $opt"
 	done
 }
 
@@ -341,9 +1095,9 @@ configure_step_build() {
 # once the series has added it.
 step_objects() {
 	local tree=$1
-	printf '%s\n' drivers/cpuidle/governors/teo.o
-	[ ! -f "$tree/drivers/cpuidle/governors/tests/teo_kunit.c" ] ||
-		printf '%s\n' drivers/cpuidle/governors/tests/teo_kunit.o
+	printf '%s\n' "$GOV/teo.o"
+	[ ! -f "$tree/$GOV/tests/teo_kunit.c" ] ||
+		printf '%s\n' "$GOV/tests/teo_kunit.o"
 }
 
 # Build drivers/cpuidle/ with W=1 at every commit of the am'd tree.
@@ -352,7 +1106,7 @@ check_every_patch_builds() {
 	for rev in $(git -C "$tree" rev-list --reverse teo-base..HEAD); do
 		subject=$(git -C "$tree" log -1 --format=%s "$rev")
 		git -C "$tree" checkout -q "$rev"
-		configure_step_build "$tree" "$build"
+		configure_build "$tree" "$build" "$STEP_CONFIG"
 		# Build them anew: a stale object would hide a broken step.
 		for obj in $(step_objects "$tree"); do
 			rm -f "${build:?}/$obj"
@@ -368,38 +1122,71 @@ check_every_patch_builds() {
 				[ -f "$build/$obj" ] ||
 					check_fail "$obj was not built at '$subject'"
 			done
-			note "builds: $subject"
+			note "builds (W=1, KUnit tests =m): $subject"
 		fi
 	done
 	git -C "$tree" checkout -q teo-checked
 }
 
+# Files a patch $1 adds.
+added_files() {
+	awk '/^diff --git / { f = $4; sub(/^b\//, "", f) } /^new file mode/ { print f }' "$1"
+}
+
+# checkpatch.pl --strict on every patch; nothing is ignored up front.  One
+# warning is a question rather than a finding: FILE_PATH_CHANGES ("added
+# file(s), does MAINTAINERS need updating?") comes for every new file of a
+# patch that does not touch MAINTAINERS.  It is answered, not ignored: the
+# patch is clean only if every file it adds is already covered by the CPU
+# IDLE entry of MAINTAINERS in the tree (get_maintainer.pl -f); patches
+# adding files outside it must carry their MAINTAINERS lines.
 check_checkpatch() {
-	local tree=$1 dir=$2 p out
+	local tree=$1 dir=$2 p out findings f answered
 	for p in "$dir"/*.patch; do
 		case $p in *0000-cover-letter.patch) continue ;; esac
-		# FILE_PATH_CHANGES asks whether MAINTAINERS needs an update when
-		# a patch adds a file; check_maintained answers it for the series.
 		out=$(cd "$tree" && perl scripts/checkpatch.pl --strict --terse \
-			--ignore FILE_PATH_CHANGES "$p" 2>&1) || true
-		if printf '%s\n' "$out" | grep -qE '(ERROR|WARNING|CHECK):'; then
+			--show-types "$p" 2>&1) || true
+		findings=$(printf '%s\n' "$out" | grep -E '(ERROR|WARNING|CHECK):' || true)
+		answered=
+		if [ -n "$findings" ] &&
+		   ! printf '%s\n' "$findings" | grep -qv 'FILE_PATH_CHANGES'; then
+			answered=yes
+			for f in $(added_files "$p"); do
+				(cd "$tree" && perl scripts/get_maintainer.pl --no-git \
+					--no-git-fallback -f "$f" 2>/dev/null) |
+					grep -q 'CPU IDLE TIME MANAGEMENT FRAMEWORK' || answered=
+			done
+		fi
+		if [ -z "$findings" ]; then
+			note "checkpatch --strict clean: ${p##*/}"
+		elif [ -n "$answered" ]; then
+			note "checkpatch --strict clean: ${p##*/} (its new files are already in the CPU IDLE entry of MAINTAINERS)"
+		else
 			printf '%s\n' "$out" >&2
 			check_fail "checkpatch: ${p##*/}"
-		else
-			note "checkpatch --strict clean: ${p##*/}"
 		fi
 	done
 }
 
-# Every file the series adds must have a maintainer entry.
+# Every file the series adds must have a maintainer entry, and the cover
+# letter must go to every address get_maintainer.pl prints for the series.
 check_maintained() {
-	local tree=$1 f out
+	local tree=$1 dir=$2 f out kind addr cover mail
 	for f in $(git -C "$tree" diff --name-only --diff-filter=A teo-base HEAD); do
 		out=$(cd "$tree" && perl scripts/get_maintainer.pl --no-git \
 			--no-git-fallback -f "$f" 2>/dev/null)
 		printf '%s\n' "$out" | grep -q 'CPU IDLE TIME MANAGEMENT FRAMEWORK' ||
 			check_fail "$f is not covered by the CPU IDLE entry of MAINTAINERS"
 	done
+	cover=$(ls "$dir"/*0000-cover-letter.patch)
+	while read -r kind addr; do
+		mail=$(printf '%s\n' "$addr" | sed 's/.*<\(.*\)>.*/\1/')
+		# The headers, unfolded.
+		sed -n '1,/^$/p' "$cover" | sed -e ':a' -e 'N;$!ba' -e 's/\n[[:space:]]\+/ /g' |
+			grep -i "^${kind}:" | grep -qF "$mail" ||
+			check_fail "the cover letter lacks ${kind^}: $addr (get_maintainer.pl)"
+	done < <(maintainer_addresses "$tree" teo-base HEAD)
+	note "MAINTAINERS covers every new file; the cover letter has every get_maintainer.pl address"
 }
 
 check_kernel_doc() {
@@ -412,6 +1199,7 @@ check_kernel_doc() {
 
 check_selftests_build() {
 	local tree=$1 out=$2
+	rm -rf "$out"
 	mkdir -p "$out"
 	if (cd "$tree" && make -s -C tools/testing/selftests TARGETS=cpuidle-teo \
 			O="$out" >/dev/null 2>"$out.log"); then
@@ -440,7 +1228,7 @@ check_htmldocs() {
 	local tree=$1 out=$2 html first warnings f
 	local -a files
 	if ! command -v sphinx-build >/dev/null 2>&1; then
-		note "SKIP make htmldocs: sphinx-build is missing (apt-get install python3-sphinx)"
+		check_fail "make htmldocs: sphinx-build is missing (apt-get install python3-sphinx)"
 		return 0
 	fi
 	rm -rf "$out"
@@ -452,7 +1240,7 @@ check_htmldocs() {
 		return 0
 	fi
 	mapfile -t files < <(git -C "$tree" diff --name-only teo-base HEAD -- \
-		Documentation drivers/cpuidle/governors/teo.c)
+		Documentation "$GOV/teo.c")
 	warnings=
 	for f in "${files[@]}"; do
 		warnings+=$(grep -F "/$f:" "$out.log" | grep -E 'WARNING|ERROR' || true)
@@ -464,7 +1252,7 @@ check_htmldocs() {
 	# The page must carry the DOC: section pulled from teo.c.
 	html=$out/Documentation/output/admin-guide/pm/teo.html
 	first=$(sed -n '/DOC: teo-description/,/\*\//p' \
-		"$tree/drivers/cpuidle/governors/teo.c" | sed -n '/DOC:/!s/^ \* //p' |
+		"$tree/$GOV/teo.c" | sed -n '/DOC:/!s/^ \* //p' |
 		head -n 1 | cut -d' ' -f1-5)
 	if [ -n "$first" ] && grep -qF "$first" "$html" 2>/dev/null; then
 		note "make htmldocs: teo.html built with the DOC section of teo.c, no warnings in the series' files"
@@ -473,14 +1261,77 @@ check_htmldocs() {
 	fi
 }
 
+# MODULE_IMPORT_NS() takes a bare identifier up to 6.12 and a string from
+# 6.13 on: the test must use the form its tree's module.h defines.
+check_namespace_form() {
+	local tree=$1 f=$1/$GOV/tests/teo_kunit.c want have
+	[ -f "$f" ] || return 0
+	if grep -qE '^#define MODULE_IMPORT_NS\(ns\)[[:space:]]+MODULE_INFO\(import_ns, __stringify\(ns\)\)' \
+			"$tree/include/linux/module.h"; then
+		want='MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);'
+	else
+		want='MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");'
+	fi
+	have=$(grep -E 'MODULE_IMPORT_NS|import_ns' "$f" || true)
+	if [ "$have" = "$want" ]; then
+		note "teo_kunit.c imports the KUnit namespace as this tree's module.h expects: $want"
+	else
+		check_fail "teo_kunit.c has '$have', this tree's module.h wants '$want'"
+	fi
+}
+
+# Print teo.c on stdin without its test hooks: the KUnit includes, the
+# static stub redirections and exports, and VISIBLE_IF_KUNIT made static.
+strip_test_hooks() {
+	sed -e '/^#include <kunit\//d' \
+		-e '/^[[:space:]]*KUNIT_STATIC_STUB_REDIRECT(.*);$/d' \
+		-e '/^EXPORT_SYMBOL_IF_KUNIT(.*);$/d' \
+		-e 's/^VISIBLE_IF_KUNIT /static /'
+}
+
+# Disassembly and section sizes of object $1 (text, data, rodata, bss).
+object_summary() {
+	objdump -d --no-show-raw-insn "$1" | sed '1,/^$/d'
+	size -A "$1" | awk '$1 ~ /^\.(text|data|rodata|bss|init|exit)/ { print $1, $2 }'
+}
+
+# A production build (CONFIG_KUNIT=n) must compile teo.c to the same code
+# as the file with its test hooks stripped.
+check_kunit_off_object() {
+	local tree=$1 build=$2 teo=$1/$GOV/teo.c rc=0
+	configure_build "$tree" "$build" "$PLAIN_CONFIG"
+	grep -q '^CONFIG_KUNIT=y' "$build/.config" &&
+		{ check_fail "the production configuration has CONFIG_KUNIT"; return; }
+	cp "$teo" "$build/teo.c.orig"
+	rm -f "$build/$GOV/teo.o"
+	(cd "$tree" && with_build_lock make -s O="$build" ARCH=x86_64 \
+		CC="ccache gcc" "$GOV/teo.o") || rc=1
+	[ $rc = 0 ] && object_summary "$build/$GOV/teo.o" > "$build/with-hooks.txt"
+	strip_test_hooks < "$build/teo.c.orig" > "$teo"
+	rm -f "$build/$GOV/teo.o"
+	[ $rc = 0 ] && { (cd "$tree" && with_build_lock make -s O="$build" ARCH=x86_64 \
+		CC="ccache gcc" "$GOV/teo.o") || rc=1; }
+	[ $rc = 0 ] && object_summary "$build/$GOV/teo.o" > "$build/stripped.txt"
+	cp "$build/teo.c.orig" "$teo"
+	if [ $rc != 0 ]; then
+		check_fail "teo.o without KUnit did not build"
+	elif grep -q 'KUNIT\|kunit' <(strip_test_hooks < "$teo"); then
+		check_fail "strip_test_hooks left test hooks in teo.c: $(strip_test_hooks < "$teo" | grep -m1 'KUNIT\|kunit')"
+	elif ! diff -u "$build/with-hooks.txt" "$build/stripped.txt" >&2; then
+		check_fail "CONFIG_KUNIT=n: teo.o differs from teo.c without its test hooks"
+	else
+		note "CONFIG_KUNIT=n: teo.o is the same code ($(grep -c '^ ' "$build/stripped.txt") instructions, same section sizes) as teo.c without its test hooks"
+	fi
+}
+
 check_kunit_in_tree() {
 	local tree=$1 build=$2 log=$2.out summary
 	if (cd "$tree" && with_build_lock python3 tools/testing/kunit/kunit.py run \
 			--arch=x86_64 --build_dir="$build" --jobs="$(nproc)" \
-			--kunitconfig="$tree/drivers/cpuidle/governors/.kunitconfig" \
+			--kunitconfig="$tree/$GOV/.kunitconfig" \
 			--make_options="CC=ccache gcc") > "$log" 2>&1; then
 		summary=$(grep -E 'Testing complete\. Ran' "$log" | tail -n 1)
-		note "KUnit in the patched tree: $summary"
+		note "KUnit built in, in the patched tree: ${summary#*] }"
 		case $summary in
 		*"Ran 0 tests"*|"") check_fail "KUnit ran no tests in the patched tree" ;;
 		esac
@@ -490,18 +1341,152 @@ check_kunit_in_tree() {
 	fi
 }
 
+# The guest side of check_kunit_module: load the module given as $1 while
+# teo governs every CPU and print the results.
+# shellcheck disable=SC2016 # runs in the guest
+KUNIT_GUEST_SCRIPT='
+set -u
+cpus=/sys/devices/system/cpu
+usage() { for c in $cpus/cpu[0-9]*/cpuidle; do
+	n=0; for s in $c/state*/usage; do n=$((n + $(cat $s))); done
+	printf "%s " "$n"; done; }
+echo "governor: $(cat $cpus/cpuidle/current_governor)"
+[ -d /sys/kernel/debug/kunit ] || mount -t debugfs none /sys/kernel/debug
+echo "idle entries per CPU before: $(usage)"
+# kmod, or the busybox the VM needs anyway.
+mod() { if command -v "$1" >/dev/null; then "$@"; else busybox "$@"; fi; }
+mod insmod "$1" || { echo "insmod failed"; exit 1; }
+sleep 1
+echo "idle entries per CPU after: $(usage)"
+echo "governor after: $(cat $cpus/cpuidle/current_governor)"
+for r in /sys/kernel/debug/kunit/cpuidle_teo_*/results; do
+	echo "=== $r"; cat "$r"
+done
+mod rmmod teo_kunit || echo "rmmod failed"
+dmesg > "$2/guest-dmesg.txt"
+'
+
+# Build the KUnit tests of tree $1 as a module against the VM kernel and
+# load it in the VM while teo governs every CPU.  The module is built
+# outside the kernel tree (M=) from the series' own teo_kunit.c and teo.h,
+# so each base's namespace form is the one that is loaded; the kernel's
+# teo.c must be the series' one.
+check_kunit_module() {
+	local tree=$1 work=$2 slot vmb mod run status=0 total failed
+	if [ "${TEO_SERIES_VM:-1}" = 0 ]; then
+		note "SKIP the KUnit module in the VM: TEO_SERIES_VM=0"
+		return 0
+	fi
+	slot=$("$TEO_REPO/scripts/prepare-tree.sh")
+	"$TEO_REPO/scripts/vm.sh" --build-only >&2 ||
+		{ check_fail "the VM kernel does not build"; return 0; }
+	vmb=$slot/build-vm
+	if ! grep -qx 'CONFIG_KUNIT=y' "$vmb/.config"; then
+		check_fail "the VM kernel has no CONFIG_KUNIT=y (tools/cpuidle-emu/vm.config)"
+		return 0
+	fi
+	if ! cmp -s "$slot/src/$GOV/teo.c" "$tree/$GOV/teo.c" ||
+	   ! cmp -s "$slot/src/$GOV/teo.h" "$tree/$GOV/teo.h"; then
+		check_fail "the VM kernel's teo.c/teo.h are not the series' ones"
+		return 0
+	fi
+	mod=$work/kunit-module
+	rm -rf "$mod"
+	mkdir -p "$mod/tests"
+	cp "$tree/$GOV/teo.h" "$mod/"
+	cp "$tree/$GOV/tests/teo_kunit.c" "$mod/tests/"
+	printf 'obj-m += teo_kunit.o\n' > "$mod/tests/Kbuild"
+	if ! with_build_lock make -s -C "$vmb" M="$mod/tests" ARCH=x86_64 \
+			CC="ccache gcc" W=1 modules > "$mod.log" 2>&1 ||
+	   grep -E 'warning|error' "$mod.log" >&2; then
+		cat "$mod.log" >&2
+		check_fail "the KUnit tests do not build as a module against the VM kernel"
+		return 0
+	fi
+	run=$work/kunit-module-run
+	rm -rf "$run"
+	mkdir -p "$run"
+	"$TEO_REPO/scripts/vm.sh" --out "$run" -- bash -c "$KUNIT_GUEST_SCRIPT" \
+		guest "$mod/tests/teo_kunit.ko" "$run" > "$run/out.txt" 2>&1 || status=$?
+	if [ "$status" != 0 ]; then
+		tail -n 20 "$run/out.txt" >&2
+		check_fail "the KUnit module run in the VM failed (exit $status; $run)"
+		return 0
+	fi
+	total=$(grep -cE '^[[:space:]]+ok [0-9]+ ' "$run/out.txt" || true)
+	failed=$(grep -cE '^[[:space:]]*not ok ' "$run/out.txt" || true)
+	grep -E '^(governor|idle entries)' "$run/out.txt" | sed 's/^/  /' >&2
+	if [ "$total" = 0 ] || [ "$failed" != 0 ]; then
+		grep -E 'not ok|FAIL' "$run/out.txt" | head -n 20 >&2
+		check_fail "KUnit module in the VM: $total passed, $failed failed ($run/out.txt)"
+	elif ! grep -qx 'governor: teo' "$run/out.txt" ||
+	     ! grep -qx 'governor after: teo' "$run/out.txt"; then
+		check_fail "KUnit module in the VM: teo was not the governor throughout"
+	elif grep -E 'BUG:|WARNING:|Oops|general protection|KASAN|UBSAN' "$run/guest-dmesg.txt" >&2; then
+		check_fail "KUnit module in the VM: kernel log reports"
+	elif ! idle_moved "$run/out.txt"; then
+		check_fail "KUnit module in the VM: a CPU did not go idle while the tests ran"
+	else
+		note "KUnit as a module in the VM, teo governing every CPU: $total results (cases and parameters) ok, none failed, idle went on on every CPU, kernel log clean"
+	fi
+}
+
+# Did every CPU's idle entry count grow across the module load?
+idle_moved() {
+	local before after
+	before=$(sed -n 's/^idle entries per CPU before: //p' "$1")
+	after=$(sed -n 's/^idle entries per CPU after: //p' "$1")
+	python3 - "$before" "$after" <<'PY'
+import sys
+b, a = [list(map(int, s.split())) for s in sys.argv[1:3]]
+sys.exit(0 if b and len(a) == len(b) and all(y > x for x, y in zip(b, a)) else 1)
+PY
+}
+
+# After a fresh export: the b4 branch's patches are the exported ones.
+check_b4_branch() {
+	local repo=$1 dir=$2 work=$3 b4out
+	b4out=$work/b4-patches
+	rm -rf "$b4out"
+	git -C "$repo" checkout -q -f "$B4_BRANCH"
+	if ! (cd "$repo" && b4 prep -p "$b4out") > "$work/b4-format.log" 2>&1; then
+		cat "$work/b4-format.log" >&2
+		check_fail "b4 prep --format-patch on $B4_BRANCH"
+	elif [ "$(patch_ids "$b4out")" != "$(patch_ids "$dir")" ]; then
+		check_fail "the patches of $B4_BRANCH (b4 prep) differ from the exported ones"
+	elif [ "$BASE_GIT" = 0 ] && grep -l '^base-commit:' "$b4out"/* >&2; then
+		check_fail "b4 prep would mail a base-commit that exists only here"
+	else
+		note "branch $B4_BRANCH: b4 prep formats the same $(patch_ids "$dir" | wc -l) patches"
+	fi
+	git -C "$repo" checkout -q -f teo-series
+}
+
+# Stable patch ids of the patches in folder $1, in order.
+patch_ids() {
+	local p
+	for p in "$1"/*.patch; do
+		grep -q '^diff --git' "$p" || continue
+		git patch-id --stable < "$p" | cut -d' ' -f1
+	done
+}
+
 cmd_check() {
-	local dir=${1:-} slot base repo work tree
+	local dir=${1:-} slot base repo work tree fresh=0
 	case $dir in --help|-h) usage; exit 0 ;; esac
-	need_cmd git perl python3 make
+	need_cmd git perl python3 make patch objdump size
+	check_definition
 	slot=$("$TEO_REPO/scripts/prepare-tree.sh")
 	base=$(cat "$slot/base")
+	identify_base "$base"
 	work=$TEO_CACHE/series/$(basename "$slot")
 	repo=$work/repo
+	check_chain "$work/chain"
 	if [ -z "$dir" ]; then
 		dir=$work/check-export
 		rm -rf "$dir"
 		export_series "$dir" 1 "teo series check" "check@invalid"
+		fresh=1
 	fi
 	local -a patches=()
 	local p
@@ -523,20 +1508,105 @@ cmd_check() {
 	if ! git -C "$tree" -c user.name=check -c user.email=check@invalid \
 			am -q "${patches[@]}"; then
 		git -C "$tree" am --abort 2>/dev/null || true
-		die "the series does not apply to the base with git am"
+		die "the series does not apply to Linux $BASE_NAME with git am"
 	fi
-	note "git am: ${#patches[@]} patches apply to $(kernel_version "$base")"
+	note "git am: ${#patches[@]} patches apply to Linux $BASE_NAME"
 
 	check_checkpatch "$tree" "$dir"
-	check_maintained "$tree"
+	check_maintained "$tree" "$dir"
 	check_kernel_doc "$tree"
+	check_namespace_form "$tree"
 	check_docs "$tree"
 	check_htmldocs "$tree" "$work/htmldocs"
 	check_selftests_build "$tree" "$work/selftests"
+	[ $fresh = 0 ] || check_b4_branch "$repo" "$dir" "$work"
 	check_every_patch_builds "$tree" "$work/build-step"
+	check_kunit_off_object "$tree" "$work/build-nokunit"
 	check_kunit_in_tree "$tree" "$work/build-kunit"
-	[ $check_failed = 0 ] || die "series checks failed"
-	note "series checks passed"
+	check_kunit_module "$tree" "$work"
+	[ $check_failed = 0 ] || die "series checks on Linux $BASE_NAME failed"
+	note "series checks on Linux $BASE_NAME passed"
+}
+
+# --------------------------------------------------------------- selftest
+
+# Fail the selftest with a message.
+st_fail() {
+	note "selftest FAIL: $*"
+	st_failed=1
+}
+
+# Run "$@" in a subshell; succeed if it fails with stderr matching $1.
+st_refused() {
+	local want=$1 err
+	shift
+	if err=$("$@" 2>&1 >/dev/null); then
+		return 1
+	fi
+	[[ $err == *"$want"* ]] || { note "expected '$want', got: $err"; return 1; }
+}
+
+cmd_selftest() {
+	local tmp fix k
+	st_failed=0
+	tmp=$(mktemp -d)
+	# shellcheck disable=SC2064 # expand now
+	trap "rm -rf '$tmp'" EXIT
+
+	range_matches 6.12 6.12.117 || st_fail "6.12 in 6.12"
+	range_matches '>=6.13' 7.3.0 || st_fail "7.3 in >=6.13"
+	! range_matches '>=6.13' 6.12.117 || st_fail "6.12 not in >=6.13"
+	range_matches '>=6.13,<7.0' 6.18.2 || st_fail "6.18 in >=6.13,<7.0"
+	! range_matches '<7.0' 7.3.0 || st_fail "7.3 not in <7.0"
+	! valid_range '>=6' || st_fail "'>=6' is not a range"
+	[ "$(debian_upstream 7.3~rc7-1~exp1)" = 7.3-rc7 ] || st_fail "debian_upstream rc"
+	[ "$(debian_upstream 6.12.117-1~deb12u1)" = 6.12.117 ] || st_fail "debian_upstream stable"
+
+	# A fixture: the real series plus a fake behavioural commit whose Diff
+	# turns a teo.c without the polling shortcut into the overlay's.
+	fix=$tmp/top/series
+	mkdir -p "$tmp/top"
+	cp -R "$SERIES_DIR" "$fix"
+	mkdir -p "$tmp/a/$GOV" "$tmp/b/$GOV"
+	cp "$TEO_REPO/$GOV/teo.c" "$tmp/b/$GOV/teo.c"
+	sed '/So shallow a state is not worth/,/^	}$/d' "$TEO_REPO/$GOV/teo.c" > "$tmp/a/$GOV/teo.c"
+	(cd "$tmp" && diff -u "a/$GOV/teo.c" "b/$GOV/teo.c") > "$fix/05-fake-step.diff" &&
+		st_fail "fixture: the fake step changes nothing"
+	printf 'Subject: cpuidle: governors: teo: Fake step\nFiles:\nEdits:\nDiff: series/05-fake-step.diff\n\nA fake step.\n[base 6.12]\nOn 6.12.\n[end]\n[base >=6.13]\nLater.\n[end]\n' \
+		> "$fix/05-fake-step.commit"
+	export TEO_SERIES_DIR=$fix
+	SERIES_DIR=$fix
+	SERIES_TOP=$tmp/top
+	EDITS_DIR=$fix/edits
+	BASE_EDITS_DIR=$fix/edits/base
+	(check_definition) || st_fail "fixture: definition refused"
+	(build_snapshots "$tmp/snap") || st_fail "fixture: snapshots"
+	k=$(commit_files | grep -n 05-fake-step | cut -d: -f1)
+	cmp -s "$tmp/snap/$((k - 1))/$GOV/teo.c" "$tmp/a/$GOV/teo.c" ||
+		st_fail "fixture: teo.c before the fake step is not the reverse-applied one"
+	cmp -s "$tmp/snap/$k/$GOV/teo.c" "$TEO_REPO/$GOV/teo.c" ||
+		st_fail "fixture: teo.c after the fake step is not the overlay's"
+	(check_chain "$tmp/chain") 2>/dev/null || st_fail "fixture: chain"
+	[ "$(resolve_text "$fix/05-fake-step.commit" 6.12.117 | tr '\n' ' ')" = "A fake step. On 6.12. " ] ||
+		st_fail "fixture: [base] text for 6.12"
+	[ "$(resolve_text "$fix/05-fake-step.commit" 7.3.0 | tr '\n' ' ')" = "A fake step. Later. " ] ||
+		st_fail "fixture: [base] text for 7.3"
+	st_refused "has no [base ...] text for Linux 6.11" \
+		resolve_text "$fix/05-fake-step.commit" 6.11.0 || st_fail "fixture: missing [base] text accepted"
+
+	# A Diff that no longer reverse-applies is named with its file.
+	sed -i 's/So shallow a state is not worth/So shallow a state is never worth/' "$fix/05-fake-step.diff"
+	st_refused "05-fake-step.diff no longer reverse-applies to $GOV/teo.c" \
+		build_snapshots "$tmp/snap2" || st_fail "fixture: a broken Diff was not named"
+	# A Diff of an upstream file, or of a file no earlier commit adds.
+	sed -i "s|$GOV/teo.c|$GOV/menu.c|" "$fix/05-fake-step.diff"
+	st_refused "which is not an overlay file" check_definition ||
+		st_fail "fixture: a Diff of an upstream file was accepted"
+	sed -i "s|$GOV/menu.c|tools/testing/selftests/cpuidle-teo/Makefile|" "$fix/05-fake-step.diff"
+	st_refused "before a commit adds it" check_definition ||
+		st_fail "fixture: a Diff before the file's commit was accepted"
+	[ "$st_failed" = 0 ] || die "series.sh selftest failed"
+	note "selftest passed: ranges, [base] text, Diff chain and its error messages"
 }
 
 [ $# -gt 0 ] || { usage >&2; die "no command given"; }
@@ -545,6 +1615,8 @@ shift
 case $cmd in
 export) cmd_export "$@" ;;
 check) cmd_check "$@" ;;
+files) cmd_files "$@" ;;
+selftest) cmd_selftest "$@" ;;
 --help|-h|help) usage ;;
 *) usage >&2; die "unknown command '$cmd'" ;;
 esac

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Timer events oriented (teo) cpuidle governor.
+ * Timer events oriented CPU idle governor
+ *
+ * Copyright (C) 2018 - 2021 Intel Corporation
+ * Author: Rafael J. Wysocki <rafael.j.wysocki@intel.com>
  *
  * Picks an idle state from the time to the next timer event and from
  * statistics of how often wakeups arrived before that timer.
@@ -89,10 +92,14 @@ static DEFINE_PER_CPU(struct teo_cpu, teo_cpus);
  * teo_cpu_data - Get the governor's data for a CPU.
  * @dev: Target CPU.
  *
+ * Under KUnit a test redirects this to data of its own, so that it never
+ * writes the statistics of a CPU the running governor is using.
+ *
  * Return: the per-CPU governor state of @dev.
  */
 VISIBLE_IF_KUNIT struct teo_cpu *teo_cpu_data(struct cpuidle_device *dev)
 {
+	KUNIT_STATIC_STUB_REDIRECT(teo_cpu_data, dev);
 	return per_cpu_ptr(&teo_cpus, dev->cpu);
 }
 EXPORT_SYMBOL_IF_KUNIT(teo_cpu_data);

@@ -4,10 +4,14 @@
  *
  * The tests drive the governor through a fake cpuidle driver and device and
  * redirect its five inputs (sleep length, tick stopped, tick woke the CPU,
- * PM QoS latency limit, local clock) to values chosen by each test.  Every
- * expected value is derived by hand from the specification of the governor
- * (project docs, teo-background.md sections 2 and 2b); the comments show the
- * arithmetic.
+ * PM QoS latency limit, local clock) to values chosen by each test.  They
+ * also redirect teo_cpu_data() to statistics each test allocates for itself,
+ * so they never write the per-CPU data of a CPU the running governor uses:
+ * built in or as a module, they can run while teo governs every CPU.
+ *
+ * Every expected value is worked out by hand from the rules that the
+ * DOC: teo-description section of teo.c and the kernel-doc comments of its
+ * functions state; the comments show the arithmetic.
  *
  * Notation used in the comments:
  *   T       TICK_NSEC (4 ms with HZ=250; the tests hold for HZ 100..1000)
@@ -21,6 +25,7 @@
 #include <kunit/test.h>
 #include <linux/bits.h>
 #include <linux/cpuidle.h>
+#include <linux/cpumask.h>
 #include <linux/irqflags.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
@@ -190,6 +195,8 @@ struct teo_test_ctx {
 	unsigned int sleep_length_calls;
 	unsigned int latency_limit_calls;
 	unsigned int clock_calls;
+	unsigned int cpu_data_calls;
+	struct teo_cpu *cpu_data;
 };
 
 static struct teo_test_ctx *teo_test_current(void)
@@ -231,6 +238,15 @@ static u64 teo_fake_clock_ns(void)
 
 	ctx->clock_calls++;
 	return ctx->now_ns;
+}
+
+/* The test's own statistics, whatever CPU the fake device names. */
+static struct teo_cpu *teo_fake_cpu_data(struct cpuidle_device *dev)
+{
+	struct teo_test_ctx *ctx = teo_test_current();
+
+	ctx->cpu_data_calls++;
+	return ctx->cpu_data;
 }
 
 static struct teo_cpu *teo_test_data(struct teo_test_ctx *ctx)
@@ -486,16 +502,23 @@ static int teo_test_init(struct kunit *test)
 		return -ENOMEM;
 	ctx->drv = kunit_kzalloc(test, sizeof(*ctx->drv), GFP_KERNEL);
 	ctx->dev = kunit_kzalloc(test, sizeof(*ctx->dev), GFP_KERNEL);
-	if (!ctx->drv || !ctx->dev)
+	ctx->cpu_data = kunit_kzalloc(test, sizeof(*ctx->cpu_data), GFP_KERNEL);
+	if (!ctx->drv || !ctx->dev || !ctx->cpu_data)
 		return -ENOMEM;
 
 	ctx->sleep_length_ns = KTIME_MAX;
 	ctx->delta_tick_ns = TEO_TICK;
 	ctx->latency_limit_ns = S64_MAX;
 	ctx->now_ns = NSEC_PER_SEC;
-	/* Any online CPU does: every input that depends on it is faked. */
+	/*
+	 * Any CPU number does: the latency limit and the governor's data that
+	 * depend on it are redirected below.
+	 */
 	ctx->dev->cpu = 0;
 	test->priv = ctx;
+
+	/* Private statistics: the live ones of that CPU stay untouched. */
+	kunit_activate_static_stub(test, teo_cpu_data, teo_fake_cpu_data);
 
 	/* The real inputs must not run in a preemptible test thread. */
 	kunit_activate_static_stub(test, teo_sleep_length,
@@ -1422,7 +1445,11 @@ static struct kunit_suite teo_select_suite = {
 };
 
 /* ---------------------------------------------------------------------- */
-/* cpuidle_teo_properties: the three properties the seed series requires */
+/*
+ * cpuidle_teo_properties: three properties DOC: teo-description states
+ * (the sleep length is fetched even when the intercept walk ends at state 0,
+ * no CPU utilization input, no separate window of recent intercepts)
+ */
 
 /* teo_sel bins that make the intercept walk end at state 0 (see above). */
 static const struct teo_test_bins teo_walk_to_zero_bins = {
@@ -2011,6 +2038,35 @@ static void teo_drivers_unordered_residency(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->sleep_length_calls, 1);
 }
 
+/*
+ * The governor keeps its statistics where teo_cpu_data() points, and the
+ * test points it at its own copy: a selection, a wakeup and the update that
+ * follows change that copy, and it is not the live data of any CPU.
+ */
+static void teo_drivers_private_data(struct kunit *test)
+{
+	struct teo_test_ctx *ctx = test->priv;
+	unsigned int largest;
+	bool stop_tick;
+	int cpu;
+
+	teo_test_load(ctx, &teo_rk3399);
+	ctx->cpu_data_calls = 0;
+	teo_test_timer(ctx, TEO_MS(10), &stop_tick);
+	teo_test_select(ctx, &stop_tick);
+	KUNIT_EXPECT_GT(test, ctx->cpu_data_calls, 0);
+	/* The update after the wakeup credited a metric in the test's copy. */
+	KUNIT_EXPECT_GT(test, teo_test_sum(ctx, &largest), 0);
+
+	kunit_deactivate_static_stub(test, teo_cpu_data);
+	for_each_possible_cpu(cpu) {
+		ctx->dev->cpu = cpu;
+		KUNIT_EXPECT_PTR_NE(test, teo_cpu_data(ctx->dev), ctx->cpu_data);
+	}
+	ctx->dev->cpu = 0;
+	kunit_activate_static_stub(test, teo_cpu_data, teo_fake_cpu_data);
+}
+
 /* Enabling the device again forgets everything. */
 static void teo_drivers_enable_resets(struct kunit *test)
 {
@@ -2141,6 +2197,7 @@ static struct kunit_case teo_drivers_test_cases[] = {
 	KUNIT_CASE(teo_drivers_huge_residency),
 	KUNIT_CASE(teo_drivers_polling_state_keeps_tick),
 	KUNIT_CASE(teo_drivers_unordered_residency),
+	KUNIT_CASE(teo_drivers_private_data),
 	KUNIT_CASE(teo_drivers_enable_resets),
 	KUNIT_CASE(teo_drivers_saturated_bins),
 	KUNIT_CASE(teo_drivers_all_hits),
@@ -2160,8 +2217,4 @@ kunit_test_suites(&teo_update_suite, &teo_select_suite, &teo_props_suite,
 
 MODULE_DESCRIPTION("KUnit tests for the teo cpuidle governor");
 MODULE_LICENSE("GPL");
-/*
- * MODULE_IMPORT_NS() takes a bare namespace up to 6.12 and a string literal
- * from 6.13 on; both expand to this line, which builds on either.
- */
-MODULE_INFO(import_ns, "EXPORTED_FOR_KUNIT_TESTING");
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");

@@ -24,6 +24,12 @@ struct idle_state states[MAX_STATES];
 
 static char saved_gov[NAME_LEN];
 static signed char saved_disable[MAX_CPUS][MAX_STATES];
+/*
+ * The "disable" files, named once at setup: the restore code also runs in
+ * a signal handler, where only async-signal-safe calls (open, write,
+ * close) may be made, so it must not format paths.
+ */
+static char (*disable_paths)[MAX_STATES][PATH_LEN];
 static bool saved;
 
 static int read_file(const char *path, char *buf, int len)
@@ -46,7 +52,10 @@ static int read_file(const char *path, char *buf, int len)
 /* Only open/write/close: also used from the signal handler. */
 static int write_file(const char *path, const char *val)
 {
-	int fd, n, len = strlen(val);
+	int fd, n, len = 0;
+
+	while (val[len])
+		len++;
 
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
@@ -66,7 +75,8 @@ static int read_ull(const char *path, unsigned long long *val)
 	return 0;
 }
 
-static void state_path(char *buf, int len, int cpu, int state, const char *file)
+static void state_path(char *buf, int len, int cpu, int state,
+		       const char *file)
 {
 	snprintf(buf, len, "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/%s",
 		 cpu, state, file);
@@ -128,6 +138,7 @@ void reload_states(void)
 	}
 }
 
+/* Async-signal-safe: see disable_paths. */
 void cpuidle_restore(void)
 {
 	int i, s;
@@ -137,15 +148,29 @@ void cpuidle_restore(void)
 	for (i = 0; i < nr_cpus; i++)
 		for (s = 0; s < nr_states; s++)
 			if (saved_disable[i][s] >= 0)
-				set_state_disabled_cpu(cpus[i], s, saved_disable[i][s]);
+				write_file(disable_paths[i][s],
+					   saved_disable[i][s] ? "1" : "0");
 	if (saved_gov[0])
-		write_governor(saved_gov);
+		write_file(CPUIDLE_DIR "/current_governor", saved_gov);
 }
 
 static void restore_on_signal(int sig)
 {
 	cpuidle_restore();
 	_exit(128 + sig);
+}
+
+static void install_restore_handler(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	unsigned int i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = restore_on_signal;
+	sigfillset(&sa.sa_mask);
+	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaction(sigs[i], &sa, NULL);
 }
 
 /* CPUs that are online, have cpuidle sysfs and that we may run on. */
@@ -189,18 +214,54 @@ static void find_states(void)
 	reload_states();
 }
 
+bool governor_available(const char *gov)
+{
+	char names[MAX_GOVERNORS][NAME_LEN];
+	int i, n;
+
+	n = list_governors(names, MAX_GOVERNORS);
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], gov))
+			return true;
+	return false;
+}
+
+int governors_to_test(char names[][NAME_LEN], int max)
+{
+	char all[MAX_GOVERNORS][NAME_LEN];
+	int i, n, kept = 0;
+
+	n = list_governors(all, MAX_GOVERNORS);
+	for (i = 0; i < n && kept < max; i++) {
+		/*
+		 * haltpoll is made for the two states of the haltpoll driver
+		 * and by design looks at neither "disable" nor PM QoS limits
+		 * other than 0.
+		 */
+		if (!strcmp(all[i], "haltpoll")) {
+			ksft_print_msg("not testing haltpoll: by design it ignores %s\n",
+				       "disabled states and latency limits");
+			continue;
+		}
+		memcpy(names[kept++], all[i], NAME_LEN);
+	}
+	return kept;
+}
+
 void cpuidle_setup(const char *gov)
 {
-	char buf[256], names[MAX_GOVERNORS][NAME_LEN];
+	char buf[256];
 	unsigned long long val;
 	int i, s, n;
 
 	if (geteuid())
 		ksft_exit_skip("must be run as root\n");
-	if (read_file(CPUIDLE_DIR "/current_driver", buf, sizeof(buf)) <= 0 ||
-	    !strcmp(buf, "none"))
-		ksft_exit_skip("no cpuidle driver (current_driver is %s)\n",
-			       buf[0] ? buf : "missing");
+	n = read_file(CPUIDLE_DIR "/current_driver", buf, sizeof(buf));
+	if (n <= 0)
+		ksft_exit_skip("no cpuidle driver (%s/current_driver is %s)\n",
+			       CPUIDLE_DIR, n < 0 ? "missing" : "empty");
+	if (!strcmp(buf, "none"))
+		ksft_exit_skip("no cpuidle driver (current_driver is none)\n");
 	find_cpus();
 	if (!nr_cpus)
 		ksft_exit_skip("no CPU with cpuidle states to run on\n");
@@ -208,30 +269,26 @@ void cpuidle_setup(const char *gov)
 	if (nr_states < 1)
 		ksft_exit_skip("no idle states on CPU %d\n", cpus[0]);
 
-	if (gov) {
-		n = list_governors(names, MAX_GOVERNORS);
-		for (i = 0; i < n; i++)
-			if (!strcmp(names[i], gov))
-				break;
-		if (i == n)
-			ksft_exit_skip("governor %s is not available\n", gov);
-	}
+	if (gov && !governor_available(gov))
+		ksft_exit_skip("governor %s is not available (not built in?)\n",
+			       gov);
 
 	if (read_governor(saved_gov, sizeof(saved_gov)))
 		saved_gov[0] = '\0';
+	disable_paths = calloc(nr_cpus, sizeof(*disable_paths));
+	if (!disable_paths)
+		ksft_exit_fail_msg("out of memory\n");
 	for (i = 0; i < nr_cpus; i++) {
 		for (s = 0; s < nr_states; s++) {
-			char path[128];
-
-			state_path(path, sizeof(path), cpus[i], s, "disable");
-			saved_disable[i][s] = read_ull(path, &val) ? -1 : !!val;
+			state_path(disable_paths[i][s], PATH_LEN, cpus[i], s,
+				   "disable");
+			saved_disable[i][s] = read_ull(disable_paths[i][s], &val) ?
+					      -1 : !!val;
 		}
 	}
 	saved = true;
 	atexit(cpuidle_restore);
-	signal(SIGINT, restore_on_signal);
-	signal(SIGTERM, restore_on_signal);
-	signal(SIGHUP, restore_on_signal);
+	install_restore_handler();
 
 	if (gov && write_governor(gov))
 		ksft_exit_fail_msg("cannot switch to governor %s: %s\n", gov,

@@ -14,6 +14,7 @@
 #define MAX_STATES		10
 #define MAX_GOVERNORS		8
 #define NAME_LEN		32
+#define PATH_LEN		128
 
 struct idle_state {
 	char name[NAME_LEN];
@@ -44,7 +45,8 @@ extern struct idle_state states[MAX_STATES];
  * Skip the whole test (exit code 4, with a reason) unless running as root
  * on a kernel with a cpuidle driver and the governor @gov (NULL: any);
  * otherwise record the governor and every state's "disable" value so that
- * they are put back at exit, switch to @gov and fill in the globals above.
+ * they are put back at exit or on SIGINT, SIGTERM and SIGHUP, switch to
+ * @gov and fill in the globals above.
  */
 void cpuidle_setup(const char *gov);
 /* Put back the governor and the "disable" values, as at exit. */
@@ -53,6 +55,12 @@ void cpuidle_restore(void);
 int read_governor(char *buf, int len);
 int write_governor(const char *gov);
 int list_governors(char names[][NAME_LEN], int max);
+bool governor_available(const char *gov);
+/*
+ * The available governors that promise to honour disabled states and PM
+ * QoS limits: all but haltpoll, which is made for its own driver.
+ */
+int governors_to_test(char names[][NAME_LEN], int max);
 
 /* Set "disable" of @state on every CPU in cpus[]; 0 or -1. */
 int set_state_disabled(int state, bool disable);

@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# teo is listed in available_governors; switching to it and back through
-# current_governor works; writing a bogus governor name fails and leaves
-# the current governor as it was.
+# Switching governors through current_governor works between every pair of
+# available governors, in both directions; writing a bogus governor name
+# fails and leaves the current governor as it was.  Nothing here is
+# specific to teo: it is switched to like any other governor, and a kernel
+# without it only lacks those pairs.
 set -u
 
 DIR=$(dirname "$0")
@@ -28,8 +30,12 @@ orig=$(cat "$CPUIDLE/current_governor")
 available=$(cat "$CPUIDLE/available_governors")
 trap 'echo "$orig" > "$CPUIDLE/current_governor" 2>/dev/null' EXIT
 ktap_print_msg "driver $driver, governor $orig, available: $available"
+case " $available " in
+*" teo "*) ;;
+*) ktap_print_msg "teo is not available (CONFIG_CPU_IDLE_GOV_TEO is off)" ;;
+esac
 
-ktap_set_plan 4
+ktap_set_plan 2
 
 # Write $1 to current_governor; succeed if the write worked and reads back.
 switch_to() {
@@ -37,27 +43,27 @@ switch_to() {
 		[ "$(cat "$CPUIDLE/current_governor")" = "$1" ]
 }
 
-case " $available " in
-*" teo "*) ktap_test_pass "teo is in available_governors" ;;
-*) ktap_test_fail "teo is not in available_governors ($available)" ;;
-esac
-
-if switch_to teo && switch_to "$orig" && switch_to teo; then
-	ktap_test_pass "switch to teo, back to $orig and to teo again"
+# shellcheck disable=SC2086 # one word per governor
+set -- $available
+if [ $# -lt 2 ]; then
+	ktap_test_skip "only one governor ($available): nothing to switch between"
 else
-	ktap_test_fail "switch to teo and back to $orig"
+	ok=1
+	pairs=0
+	for from in "$@"; do
+		for to in "$@"; do
+			[ "$from" != "$to" ] || continue
+			pairs=$((pairs + 1))
+			if ! switch_to "$from" || ! switch_to "$to"; then
+				ok=0
+				ktap_print_msg "switch $from -> $to failed"
+			fi
+		done
+	done
+	ktap_test_result "switch between every pair of the $# governors ($pairs switches)" \
+		[ "$ok" = 1 ]
 fi
 
-ok=1
-for gov in $available; do
-	if ! switch_to "$gov" || ! switch_to teo; then
-		ok=0
-		ktap_print_msg "switch $gov <-> teo failed"
-	fi
-done
-ktap_test_result "switch between teo and every available governor" [ "$ok" = 1 ]
-
-switch_to teo
 before=$(cat "$CPUIDLE/current_governor")
 if echo "no-such-governor" > "$CPUIDLE/current_governor" 2>/dev/null; then
 	ktap_test_fail "writing a bogus governor name succeeded"

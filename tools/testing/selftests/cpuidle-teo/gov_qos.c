@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * With teo as the governor, a CPU latency limit held open through
+ * Under every governor the kernel offers (haltpoll aside, see
+ * governors_to_test()), a CPU latency limit held open through
  * /dev/cpu_dma_latency must be honoured: while it is held, no idle state
  * whose exit latency is above the limit is entered.
  */
@@ -16,29 +17,30 @@
 
 #define ROUNDS	60
 
-static void check_limit(int32_t limit_us)
+static void check_limit(const char *gov, int32_t limit_us)
 {
 	struct idle_snap after;
 	unsigned long long entered = 0, allowed = 0;
-	char title[96];
+	char title[128];
 	int fd, s;
 
 	fd = open("/dev/cpu_dma_latency", O_RDWR);
 	if (fd < 0) {
-		ksft_test_result_skip("limit %d us: /dev/cpu_dma_latency: %s\n",
-				      limit_us, strerror(errno));
+		ksft_test_result_fail("%s, limit %d us: /dev/cpu_dma_latency: %s\n",
+				      gov, limit_us, strerror(errno));
 		return;
 	}
 	if (write(fd, &limit_us, sizeof(limit_us)) != sizeof(limit_us)) {
-		ksft_test_result_fail("limit %d us: write: %s\n", limit_us,
-				      strerror(errno));
+		ksft_test_result_fail("%s, limit %d us: write: %s\n", gov,
+				      limit_us, strerror(errno));
 		close(fd);
 		return;
 	}
 	measure_idle_mix(ROUNDS, &after);
 	close(fd);	/* drops the limit */
 
-	snprintf(title, sizeof(title), "latency limit %d us held:", limit_us);
+	snprintf(title, sizeof(title), "%s, latency limit %d us held:", gov,
+		 limit_us);
 	print_snap(title, &after);
 	for (s = 0; s < nr_states; s++) {
 		if (states[s].latency_us > (unsigned long long)limit_us)
@@ -47,25 +49,31 @@ static void check_limit(int32_t limit_us)
 			allowed += after.st[s].usage;
 	}
 	if (!allowed)
-		ksft_test_result_fail("limit %d us: no idle entries at all\n",
-				      limit_us);
+		ksft_test_result_fail("%s, limit %d us: no idle entries at all\n",
+				      gov, limit_us);
 	else
 		ksft_test_result(entered == 0,
-				 "limit %d us: %llu entries into states above it, %llu within\n",
-				 limit_us, entered, allowed);
+				 "%s, limit %d us: %llu entries above it, %llu within\n",
+				 gov, limit_us, entered, allowed);
 }
 
 int main(void)
 {
+	char govs[MAX_GOVERNORS][NAME_LEN];
 	unsigned long long deep_lat, low_lat = 0;
-	int s;
+	int g, n, s, per_gov;
 
 	ksft_print_header();
-	cpuidle_setup("teo");
+	cpuidle_setup(NULL);
+	if (access("/dev/cpu_dma_latency", W_OK))
+		ksft_exit_skip("/dev/cpu_dma_latency: %s\n", strerror(errno));
 
 	deep_lat = states[nr_states - 1].latency_us;
 	if (nr_states < 2 || !deep_lat)
 		ksft_exit_skip("no idle state with a non-zero exit latency to forbid\n");
+	n = governors_to_test(govs, MAX_GOVERNORS);
+	if (!n)
+		ksft_exit_skip("no governor to test\n");
 	/* The smallest non-zero latency, if it leaves more than one state out. */
 	for (s = 0; s < nr_states; s++) {
 		if (states[s].latency_us) {
@@ -76,11 +84,19 @@ int main(void)
 	if (low_lat >= deep_lat - 1)
 		low_lat = 0;
 
-	ksft_set_plan(low_lat ? 2 : 1);
-	/* Forbid only the deepest state, then all but the shallow ones. */
-	check_limit(deep_lat - 1);
-	if (low_lat)
-		check_limit(low_lat);
-
+	per_gov = low_lat ? 2 : 1;
+	ksft_set_plan(n * per_gov);
+	for (g = 0; g < n; g++) {
+		if (write_governor(govs[g])) {
+			ksft_test_result_fail("cannot switch to %s\n", govs[g]);
+			if (low_lat)
+				ksft_test_result_skip("%s: not selected\n", govs[g]);
+			continue;
+		}
+		/* Forbid only the deepest state, then all but the shallow ones. */
+		check_limit(govs[g], deep_lat - 1);
+		if (low_lat)
+			check_limit(govs[g], low_lat);
+	}
 	ksft_finished();
 }
