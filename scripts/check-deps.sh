@@ -108,9 +108,15 @@ executed_programs() {
 	done
 }
 
-# Is $1 one of ours (built or checked out by the tooling)?
+# Is $1 one of ours (built or checked out by the tooling)?  A relative
+# path is a program that a build runs from its own tree (the kernel's
+# scripts/basic/fixdep, say): nothing on the system is run that way.
 is_ours() {
 	local path=$1 dir
+	case $path in
+	/*) ;;
+	*) return 0 ;;
+	esac
 	for dir in "$TEO_REPO" "$TEO_CACHE" "${KERNEL_SRC:-/nonexistent}" /tmp /proc; do
 		case $path in
 		"$dir"/*) return 0 ;;
@@ -130,8 +136,10 @@ with_owners() {
 		readlink -f "$path" 2>/dev/null || true
 	done | grep '^/' | sort -u)
 	# shellcheck disable=SC2086 # one word per path; none has blanks
+	# "diversion by PKG from: PATH" lines name no owner.
 	dpkg-query -S $cand 2>/dev/null |
-		awk -F': ' 'NF == 2 { split($1, p, /[:,]/); print $2, p[1] }' > "$audit_tmp/owners"
+		awk -F': ' 'NF == 2 && $1 !~ /^diversion by / {
+			split($1, p, /[:,]/); print $2, p[1] }' > "$audit_tmp/owners"
 	printf '%s\n' "$lines" | while read -r step path; do
 		printf '%s %s %s\n' "$step" "$path" "$(awk -v a="$path" -v b="/usr$path" \
 			-v c="${path#/usr}" -v d="$(readlink -f "$path" 2>/dev/null)" '
