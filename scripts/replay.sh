@@ -51,6 +51,10 @@ Commands:
         Turn 'perf script' or 'trace-cmd report' text (power:cpu_idle,
         irq, timer and sched_switch events) into a trace file; OUTPUT '-'
         writes to standard output.
+  leaks
+        Only the leak check of 'check' (LeakSanitizer on valid validate,
+        run, report and list); 'check' skips it when traced, as under the
+        strace of 'scripts/teo check', which runs this step untraced.
   run ARGS...   pass ARGS to the tool's run command (see 'list')
   list          governors, platforms and scenarios
 
@@ -381,6 +385,20 @@ cmd_check() {
 	[ "$failed" = 0 ]
 }
 
+cmd_leaks() {
+	local out dir
+	[ $# -eq 0 ] || { [ "$1" = --help ] && { usage; exit 0; }; usage_error "leaks takes no arguments"; }
+	trees cached
+	corpus
+	out=$(build idle-replay-asan) || exit 1
+	dir=$TEO_CACHE/replay/leaks
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	! traced || die "leaks: this process is traced, and LeakSanitizer cannot run under ptrace"
+	no_leaks "$out/idle-replay-asan" "$dir"
+	[ "$failed" = 0 ]
+}
+
 # --- diff ----------------------------------------------------------------------
 
 # Absolute path of an existing file $1, or a usage error naming $2.
@@ -483,6 +501,7 @@ main() {
 	targets) cmd_targets "$@" ;;
 	diff) cmd_diff "$@" ;;
 	overhead) cmd_overhead "$@" ;;
+	leaks) cmd_leaks "$@" ;;
 	convert) cmd_convert "$@" ;;
 	run|list)
 		[ "${1:-}" != --help ] || { usage; exit 0; }
