@@ -716,6 +716,38 @@ for fam in fams + ["all"]:
 PY
 }
 
+# Print a plain-text table of the lab's results.tsv $1 that sets governor
+# label $2 against the baselines of the run (the teo and menu of the base
+# and mainline trees, labels "teo-X.Y" and "menu-X.Y"): per scenario
+# family, the baseline with the lowest median energy, its medians and
+# $2's, and the runs where $2 spends more than 5 % above the best baseline
+# of that run.
+lab_baseline_table() {
+	python3 - "$@" <<'PY'
+import csv, re, statistics, sys
+path, ours = sys.argv[1], sys.argv[2]
+rows = list(csv.DictReader(open(path), delimiter="\t"))
+runs, fams = {}, []
+for r in rows:
+    if r["family"] not in fams:
+        fams.append(r["family"])
+    runs.setdefault(r["governor"], {})[(r["family"], r["scenario"], r["platform"])] = (
+        float(r["energy_pct_of_oracle"]), float(r["miss_pct"]))
+bases = sorted(g for g in runs if re.fullmatch(r"(teo|menu)-[0-9]+\.[0-9]+", g))
+if ours not in runs or not bases:
+    sys.exit("lab results: no rows for %s or for any baseline" % ours)
+print("  family  best baseline    its median     %-6s median  >5 %% above" % ours[:6])
+print("                          energy   miss   energy   miss  best, runs")
+for fam in fams + ["all"]:
+    keys = [k for k in runs[ours] if fam == "all" or k[0] == fam]
+    med = lambda g, i: statistics.median(runs[g][k][i] for k in keys)
+    best = min(bases, key=lambda g: (med(g, 0), med(g, 1)))
+    lost = sum(runs[ours][k][0] > 1.05 * min(runs[g][k][0] for g in bases) for k in keys)
+    print("  %-7s %-13s  %7.1f %6.2f  %7.1f %6.2f  %4d of %d" % (
+        fam, best, med(best, 0), med(best, 1), med(ours, 0), med(ours, 1), lost, len(keys)))
+PY
+}
+
 # Does the text in file $1 claim that teo's decisions do not change?
 claims_no_change() {
 	grep -qiE "$NFC_CLAIMS" "$1"
@@ -779,6 +811,11 @@ judge_behaviour() {
 				"$BASE_NAME" | wrap72
 			printf '\n'
 			lab_family_table "$ew/lab/results.tsv" "$before:before" "$after:after" ||
+				die "cannot read the lab's results"
+			printf '\n'
+			printf 'After this change, against the unmodified teo and menu of the base tree and of the newest mainline tree in the same replay (labelled by version):\n\n' |
+				wrap72
+			lab_baseline_table "$ew/lab/results.tsv" "$after" ||
 				die "cannot read the lab's results"
 			printf '\n'
 			printf 'The state or tick decision differs somewhere in %s of the cases compared (%s scenario runs on real idle-state tables plus a set of random tables; %s decisions replayed).\n' \
@@ -1562,18 +1599,18 @@ cmd_selftest() {
 	[ "$(debian_upstream 7.3~rc7-1~exp1)" = 7.3-rc7 ] || st_fail "debian_upstream rc"
 	[ "$(debian_upstream 6.12.117-1~deb12u1)" = 6.12.117 ] || st_fail "debian_upstream stable"
 
-	# A fixture: the real series plus a fake behavioural commit whose Diff
-	# turns a teo.c without the polling shortcut into the overlay's.
+	# A fixture: the real series plus a fake last commit whose Diff turns
+	# a teo.c without one of its comment lines into the overlay's.
 	fix=$tmp/top/series
 	mkdir -p "$tmp/top"
 	cp -R "$SERIES_DIR" "$fix"
 	mkdir -p "$tmp/a/$GOV" "$tmp/b/$GOV"
 	cp "$TEO_REPO/$GOV/teo.c" "$tmp/b/$GOV/teo.c"
-	sed '/So shallow a state is not worth/,/^	}$/d' "$TEO_REPO/$GOV/teo.c" > "$tmp/a/$GOV/teo.c"
-	(cd "$tmp" && diff -u "a/$GOV/teo.c" "b/$GOV/teo.c") > "$fix/05-fake-step.diff" &&
+	sed '/busy-polls instead of stopping/d' "$TEO_REPO/$GOV/teo.c" > "$tmp/a/$GOV/teo.c"
+	(cd "$tmp" && diff -u "a/$GOV/teo.c" "b/$GOV/teo.c") > "$fix/99-fake-step.diff" &&
 		st_fail "fixture: the fake step changes nothing"
-	printf 'Subject: cpuidle: governors: teo: Fake step\nFiles:\nEdits:\nDiff: series/05-fake-step.diff\n\nA fake step.\n[base 6.12]\nOn 6.12.\n[end]\n[base >=6.13]\nLater.\n[end]\n' \
-		> "$fix/05-fake-step.commit"
+	printf 'Subject: cpuidle: governors: teo: Fake step\nFiles:\nEdits:\nDiff: series/99-fake-step.diff\n\nA fake step.\n[base 6.12]\nOn 6.12.\n[end]\n[base >=6.13]\nLater.\n[end]\n' \
+		> "$fix/99-fake-step.commit"
 	export TEO_SERIES_DIR=$fix
 	SERIES_DIR=$fix
 	SERIES_TOP=$tmp/top
@@ -1581,28 +1618,30 @@ cmd_selftest() {
 	BASE_EDITS_DIR=$fix/edits/base
 	(check_definition) || st_fail "fixture: definition refused"
 	(build_snapshots "$tmp/snap") || st_fail "fixture: snapshots"
-	k=$(commit_files | grep -n 05-fake-step | cut -d: -f1)
+	k=$(commit_files | grep -n 99-fake-step | cut -d: -f1)
 	cmp -s "$tmp/snap/$((k - 1))/$GOV/teo.c" "$tmp/a/$GOV/teo.c" ||
 		st_fail "fixture: teo.c before the fake step is not the reverse-applied one"
 	cmp -s "$tmp/snap/$k/$GOV/teo.c" "$TEO_REPO/$GOV/teo.c" ||
 		st_fail "fixture: teo.c after the fake step is not the overlay's"
 	(check_chain "$tmp/chain") 2>/dev/null || st_fail "fixture: chain"
-	[ "$(resolve_text "$fix/05-fake-step.commit" 6.12.117 | tr '\n' ' ')" = "A fake step. On 6.12. " ] ||
+	[ "$(resolve_text "$fix/99-fake-step.commit" 6.12.117 | tr '\n' ' ')" = "A fake step. On 6.12. " ] ||
 		st_fail "fixture: [base] text for 6.12"
-	[ "$(resolve_text "$fix/05-fake-step.commit" 7.3.0 | tr '\n' ' ')" = "A fake step. Later. " ] ||
+	[ "$(resolve_text "$fix/99-fake-step.commit" 7.3.0 | tr '\n' ' ')" = "A fake step. Later. " ] ||
 		st_fail "fixture: [base] text for 7.3"
 	st_refused "has no [base ...] text for Linux 6.11" \
-		resolve_text "$fix/05-fake-step.commit" 6.11.0 || st_fail "fixture: missing [base] text accepted"
+		resolve_text "$fix/99-fake-step.commit" 6.11.0 || st_fail "fixture: missing [base] text accepted"
 
 	# A Diff that no longer reverse-applies is named with its file.
-	sed -i 's/So shallow a state is not worth/So shallow a state is never worth/' "$fix/05-fake-step.diff"
-	st_refused "05-fake-step.diff no longer reverse-applies to $GOV/teo.c" \
+	sed -i 's/busy-polls instead of stopping/busy-polls instead of halting/' "$fix/99-fake-step.diff"
+	st_refused "99-fake-step.diff no longer reverse-applies to $GOV/teo.c" \
 		build_snapshots "$tmp/snap2" || st_fail "fixture: a broken Diff was not named"
 	# A Diff of an upstream file, or of a file no earlier commit adds.
-	sed -i "s|$GOV/teo.c|$GOV/menu.c|" "$fix/05-fake-step.diff"
+	sed -i "s|$GOV/teo.c|$GOV/menu.c|" "$fix/99-fake-step.diff"
 	st_refused "which is not an overlay file" check_definition ||
 		st_fail "fixture: a Diff of an upstream file was accepted"
-	sed -i "s|$GOV/menu.c|tools/testing/selftests/cpuidle-teo/Makefile|" "$fix/05-fake-step.diff"
+	# The same step moved before the commit that adds teo.c.
+	sed -i "s|$GOV/menu.c|$GOV/teo.c|" "$fix/99-fake-step.diff"
+	mv "$fix/99-fake-step.commit" "$fix/00-fake-step.commit"
 	st_refused "before a commit adds it" check_definition ||
 		st_fail "fixture: a Diff before the file's commit was accepted"
 	[ "$st_failed" = 0 ] || die "series.sh selftest failed"

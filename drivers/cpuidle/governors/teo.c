@@ -35,12 +35,13 @@
  * and the bin of the sleep length scores a *hit*.  Otherwise something else
  * woke the CPU first and the bin of the measured duration scores an
  * *intercept*, even when it is the same bin: a wide bin also holds wakeups
- * that came long before the timer.  When the CPU woke at or after the foreseen timer, or when a
- * safety net woke it (the polling state ran out of time, or the tick fired),
- * the CPU is taken to have slept for the whole sleep length.  Both metrics of every bin
- * decay by one eighth on each update before one of them grows by a fixed
- * pulse, so the statistics follow the recent past with no time window to
- * manage; a metric too small to decay by an eighth drops to zero.
+ * that came long before the timer.  When the CPU woke at or after the
+ * foreseen timer, or when a safety net woke it (the polling state ran out
+ * of time, or the tick fired), the CPU is taken to have slept for the
+ * whole sleep length.  Both metrics of every bin decay by one eighth on
+ * each update before one of them grows by a fixed pulse, so the statistics
+ * follow the recent past with no time window to manage; a metric too small
+ * to decay by an eighth drops to zero.
  *
  * When the deepest state's target residency is below the tick period, an
  * extra bin starting at the tick period counts only hits.  It tells how often
@@ -57,9 +58,9 @@
  * If the intercepts of all bins below the candidate outweigh everything
  * recorded in its own bin and above, early wakeups are the norm, and the
  * governor walks down the bins to the deepest state whose target residency
- * the idle duration exceeded in more than half of those recent wakeups.  With the tick
- * already stopped, states shallower than a tick period are passed over:
- * nothing might take the CPU out of them until the next timer.
+ * the idle duration exceeded in more than half of those recent wakeups.
+ * With the tick already stopped, states shallower than a tick period are
+ * passed over: nothing might take the CPU out of them until the next timer.
  *
  * The tick is stopped only when the expected idle duration reaches the tick
  * period and the chosen state does not poll; for a state shallower than the
