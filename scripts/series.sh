@@ -1064,16 +1064,24 @@ cmd_export() {
 	local version=1 out='' name email
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--version) version=${2:?--version needs a number}; shift ;;
-		--out) out=${2:?--out needs a folder}; shift ;;
+		--version|--out)
+			[ $# -ge 2 ] || usage_error "$1 needs a value"
+			case $1 in
+			--version) version=$2 ;;
+			--out) out=$2 ;;
+			esac
+			shift ;;
 		--help|-h) usage; exit 0 ;;
-		*) usage >&2; die "unknown argument '$1'" ;;
+		*) usage_error "export: unknown argument '$1'" ;;
 		esac
 		shift
 	done
 	case $version in
-	''|*[!0-9]*|0) die "--version must be a positive number" ;;
+	''|*[!0-9]*|0*) usage_error "--version: '$version' is not a positive whole number" ;;
 	esac
+	if [ -n "$out" ] && [ -e "$out" ] && { [ ! -d "$out" ] || [ -n "$(ls -A "$out")" ]; }; then
+		usage_error "--out: '$out' exists and is not an empty folder"
+	fi
 	name=$(git -C "$TEO_REPO" config user.name || true)
 	email=$(git -C "$TEO_REPO" config user.email || true)
 	if [ -z "$name" ] || [ -z "$email" ]; then
@@ -1510,7 +1518,16 @@ patch_ids() {
 
 cmd_check() {
 	local dir=${1:-} slot base repo work tree fresh=0
-	case $dir in --help|-h) usage; exit 0 ;; esac
+	case $dir in
+	--help|-h) usage; exit 0 ;;
+	-*) usage_error "check: unknown option '$dir'" ;;
+	esac
+	[ $# -le 1 ] || usage_error "check takes at most one folder, got $# arguments"
+	if [ -n "$dir" ]; then
+		[ -d "$dir" ] || usage_error "check: '$dir' is not a folder"
+		compgen -G "$dir/*.patch" >/dev/null ||
+			usage_error "check: '$dir' holds no *.patch files (git format-patch output)"
+	fi
 	need_cmd git perl python3 make patch objdump size
 	check_definition
 	slot=$("$TEO_REPO/scripts/prepare-tree.sh")
@@ -1648,7 +1665,7 @@ cmd_selftest() {
 	note "selftest passed: ranges, [base] text, Diff chain and its error messages"
 }
 
-[ $# -gt 0 ] || { usage >&2; die "no command given"; }
+[ $# -gt 0 ] || { usage >&2; usage_error "no command given"; }
 cmd=$1
 shift
 case $cmd in
@@ -1657,5 +1674,5 @@ check) cmd_check "$@" ;;
 files) cmd_files "$@" ;;
 selftest) cmd_selftest "$@" ;;
 --help|-h|help) usage ;;
-*) usage >&2; die "unknown command '$cmd'" ;;
+*) usage_error "unknown command '$cmd'" ;;
 esac

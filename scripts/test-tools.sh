@@ -146,6 +146,22 @@ bad_input "kunit: unknown option" 2 "unknown argument '--x'" -- "$scripts/teo" k
 bad_input "style: unknown option" 2 "unknown argument '--x'" -- "$scripts/teo" style --x
 bad_input "tree: unknown option" 2 "unknown argument '--x'" -- "$scripts/teo" tree --x
 bad_input "teo: unknown command" 2 "unknown command 'nosuch'" -- "$scripts/teo" nosuch
+mkdir -p "$tmp/empty"
+bad_input "series check: not a folder" 2 "check: '$tmp/none' is not a folder" \
+	-- "$scripts/teo" series check "$tmp/none"
+bad_input "series check: no patches" 2 "holds no \\*\\.patch files" \
+	-- "$scripts/teo" series check "$tmp/empty"
+bad_input "series check: unknown option" 2 "check: unknown option '--bogus'" \
+	-- "$scripts/teo" series check --bogus
+bad_input "series check: extra argument" 2 "at most one folder, got 2" \
+	-- "$scripts/teo" series check "$tmp/empty" x
+bad_input "series export: --version without value" 2 "--version needs a value" \
+	-- "$scripts/teo" series export --version
+bad_input "series export: --out without value" 2 "--out needs a value" \
+	-- "$scripts/teo" series export --out
+bad_input "series export: bad --version" 2 "--version: 'x' is not a positive" \
+	-- "$scripts/teo" series export --version x
+bad_input "series: unknown command" 2 "unknown command 'nosuch'" -- "$scripts/teo" series nosuch
 bad_input "teo check: extra argument" 2 "check takes no arguments, got 'x'" -- "$scripts/teo" check x
 
 # --help must print help and do nothing else (no dependency check).
