@@ -99,7 +99,11 @@ apt_setup() {
 	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
 	printf '%s\n' "deb $mirror sid main" "deb $mirror experimental main" \
 		> "$apt_dir/sources.list"
-	apt_opts=(-o "Dir::Etc::sourcelist=$apt_dir/sources.list"
+	# The machine's update hooks (appstream, packagekit ...) are for its
+	# own package lists, not for these.
+	printf '%s\n' '#clear APT::Update::Pre-Invoke;' '#clear APT::Update::Post-Invoke;' \
+		'#clear APT::Update::Post-Invoke-Success;' > "$apt_dir/apt.conf"
+	apt_opts=(-c "$apt_dir/apt.conf" -o "Dir::Etc::sourcelist=$apt_dir/sources.list"
 		  -o Dir::Etc::sourceparts=- -o "Dir::State::Lists=$apt_dir/lists"
 		  -o "Dir::Cache=$apt_dir/cache" -o Debug::NoLocking=1
 		  -o APT::Sandbox::User=root)

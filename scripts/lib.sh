@@ -32,10 +32,12 @@ TEO_LOCK=${TEO_LOCK:-/tmp/teo-kernel-build.lock}
 # reads ../src/<path> in those builds.
 export CCACHE_BASEDIR="$TEO_CACHE" CCACHE_NOHASHDIR=1
 
-# Run Debian's tools, not whatever a user installed by hand earlier in PATH
-# (pyenv shims, /usr/local): every command must come from a package that
-# scripts/deps.list names, and scripts/check-deps.sh audits that.
-PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+# Run Debian's tools only, not whatever a user installed by hand (pyenv
+# shims, /usr/local, ~/.cargo): every command must come from a package that
+# scripts/deps.list names, and scripts/check-deps.sh audits that.  Tools
+# that probe for optional programs (the kernel's Kconfig looks for rustc)
+# must not find hand-installed ones either.
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
 
 teo_prog=$(basename "$0")
