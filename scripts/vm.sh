@@ -381,20 +381,89 @@ host_tsc_khz() {
 	"$bin"
 }
 
-# The accelerator to use: KVM when asked or when /dev/kvm is usable.
-pick_accel() {
-	case $accel in
-	kvm)
-		if [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; then
-			die "--accel kvm: /dev/kvm is missing or not usable by $(id -un)"
+# Print the first CPU model QEMU can start a KVM vCPU with, or fail.  An
+# openable /dev/kvm is not enough: under nested virtualisation QEMU may
+# abort at the first vCPU reset ("failed to set MSR 0x10a", the
+# IA32_ARCH_CAPABILITIES of -cpu host).  A paused guest that is still
+# alive after two seconds has passed that point.
+kvm_cpu_model() {
+	local model
+	for model in host host,-arch-capabilities; do
+		if timeout 2 qemu-system-x86_64 -accel kvm -cpu "$model" -machine pc \
+			-nodefaults -display none -monitor none -serial none -S \
+			</dev/null >/dev/null 2>&1; [ $? = 124 ]; then
+			printf '%s\n' "$model"
+			return 0
 		fi
-		echo kvm
-		;;
-	tcg) echo tcg ;;
-	auto)
-		if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then echo kvm; else echo tcg; fi
-		;;
-	esac
+	done
+	return 1
+}
+
+# Does the test kernel boot and run a command under KVM?  Nested KVM can
+# pass kvm_cpu_model's paused start and still stop the guest during boot
+# ("KVM internal error ... emulation failure" on an instruction it cannot
+# emulate), so a real boot decides, once per QEMU, host kernel, CPU model
+# and guest kernel release: the verdict is cached in $TEO_CACHE/kvm-probe/.
+# Sets kvm_verdict.
+kvm_boots() {
+	local key file probe_out status=0
+	local saved_out=${out:-} saved_timeout=$timeout_s saved_console=$console
+	local -a saved_cmd=("${cmd[@]}")
+	key=$(printf '%s\n' "$(qemu-system-x86_64 --version | head -n 1)" "$(uname -r)" \
+		"$kvm_cpu" "$(cat "$build/include/config/kernel.release" 2>/dev/null)" |
+		sha1sum | cut -c1-12)
+	file=$TEO_CACHE/kvm-probe/$key
+	if [ ! -s "$file" ]; then
+		note "trying a boot of the test kernel under KVM (once for this QEMU, host and kernel)"
+		mkdir -p "$TEO_CACHE/kvm-probe" "$slot/vm-runs"
+		probe_out=$(mktemp -d "$slot/vm-runs/kvm-probe.XXXXXX")
+		remove_at_exit "$probe_out"
+		out=$probe_out
+		cmd=(true)
+		# Under KVM this kernel runs a command within seconds.
+		timeout_s=60
+		console=0
+		: > "$out/stdout"
+		: > "$out/stderr"
+		write_command
+		build_lock
+		vm_accel=kvm boot_guest >/dev/null 2>"$out/qemu.err" || status=$?
+		build_unlock
+		if [ "$(cat "$out/status" 2>/dev/null)" = 0 ]; then
+			echo ok > "$file"
+		else
+			printf 'the guest did not run a command within %s s (qemu exit %s; %s)\n' \
+				"$timeout_s" "$status" "$( { grep -h -m1 -E 'KVM internal error|emulation failure|error:|Assertion' \
+					"$out/qemu.err" 2>/dev/null; tail -n 1 "$out/console.log" 2>/dev/null; } |
+					head -n 1 | tr -d '\r')" > "$file"
+		fi
+		out=$saved_out
+		cmd=("${saved_cmd[@]}")
+		timeout_s=$saved_timeout
+		console=$saved_console
+	fi
+	kvm_verdict=$(cat "$file")
+	[ "$kvm_verdict" = ok ]
+}
+
+# Set vm_accel and kvm_cpu: KVM when asked or when it works, else TCG;
+# vm_accel_why says why not KVM.
+pick_accel() {
+	vm_accel=tcg
+	kvm_cpu=
+	vm_accel_why=
+	[ "$accel" != tcg ] || { vm_accel_why="--accel tcg"; return 0; }
+	if [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; then
+		vm_accel_why=$( [ -e /dev/kvm ] && echo "/dev/kvm not usable by $(id -un)" || echo "no /dev/kvm")
+	elif ! kvm_cpu=$(kvm_cpu_model); then
+		vm_accel_why="/dev/kvm is there, but QEMU cannot start a KVM vCPU (nested virtualisation?)"
+	elif ! kvm_boots; then
+		vm_accel_why="/dev/kvm is there, but the test kernel does not boot under KVM: $kvm_verdict"
+	else
+		vm_accel=kvm
+		return 0
+	fi
+	[ "$accel" != kvm ] || die "--accel kvm: $vm_accel_why"
 }
 
 # Boot the guest (the caller holds the build lock) and wait for it, at
@@ -430,7 +499,7 @@ boot_guest() {
 	      -drive "if=none,id=null0,driver=null-co,size=1G,read-zeroes=on,latency-ns=$disk_latency"
 	      -device virtio-blk-pci,drive=null0)
 	if [ "$vm_accel" = kvm ]; then
-		qemu+=(-accel kvm -cpu host)
+		qemu+=(-accel kvm -cpu "$kvm_cpu")
 	else
 		qemu+=(-accel tcg)
 	fi
@@ -655,11 +724,14 @@ for path in "$TEO_REPO" "$TEO_CACHE" "$PWD"; do
 		die "the path '$path' has white space or a colon; the VM cannot keep it visible" ;;
 	esac
 done
-vm_accel=$(pick_accel)
+if [ "$accel" = kvm ] && { [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; }; then
+	usage_error "--accel kvm: /dev/kvm is missing or not usable by $(id -un)"
+fi
 [ "$check_only" = 0 ] || exit 0
 
-need_cmd qemu-system-x86_64 busybox gcc make flex bison bc gzip flock setsid
-! ldd "$(command -v busybox)" >/dev/null 2>&1 ||
+need_cmd qemu-system-x86_64 busybox readelf gcc make flex bison bc gzip flock setsid
+# readelf, not ldd: ldd runs every dynamic loader it finds (32-bit ones too).
+! readelf -lW "$(command -v busybox)" 2>/dev/null | grep -q 'program interpreter' ||
 	die "busybox is not statically linked; install busybox-static"
 
 tree_args=()
@@ -673,10 +745,11 @@ if [ "$build_only" = 1 ]; then
 	note "initramfs: $initrd_dir/initramfs.cpio.gz"
 	exit 0
 fi
+pick_accel
 if [ "$vm_accel" = kvm ]; then
-	note "accelerator: KVM (/dev/kvm)"
+	note "accelerator: KVM (/dev/kvm, -cpu $kvm_cpu)"
 else
-	note "accelerator: TCG, software emulation ($( [ -e /dev/kvm ] && echo "/dev/kvm not usable by $(id -un)" || echo "no /dev/kvm"); timings are coarser and slower)"
+	note "accelerator: TCG, software emulation ($vm_accel_why; timings are coarser and slower)"
 fi
 status=0
 run_vm || status=$?
