@@ -19,7 +19,9 @@ static const char usage[] =
 "\n"
 "  list                          governors, platforms, scenarios\n"
 "  run (--scenario NAME | --trace FILE) [--platform NAME|FILE] [--gov L]...\n"
-"                                metrics of one timeline, oracle first\n"
+"      [--per-state]             metrics of one timeline, oracle first; with\n"
+"                                --per-state also each state's usage, time,\n"
+"                                above and below, summed over the CPUs\n"
 "  report --out DIR [--gov L]... [--scenario NAME|FAMILY] [--jobs N]\n"
 "         [--gates FILE] [--intended FILE --kunit FILE]\n"
 "                                the Markdown report, results.tsv, plot data\n"
@@ -74,9 +76,32 @@ static int cmd_list(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * Each state's counters per governor, as the cpuidle core keeps them and
+ * sysfs shows them (time in us), summed over the CPUs: to be set beside a
+ * live kernel's.
+ */
+static void per_state_table(const struct corpus *c, const struct result *rs)
+{
+	const struct platform *p = &c->ps[0];
+	int g, i;
+
+	printf("\nper state, summed over the CPUs (time in us):\n");
+	printf("  %-14s %5s %-16s %12s %14s %10s %10s\n", "governor", "state",
+	       "name", "usage", "time", "above", "below");
+	for (g = 0; g < c->ng; g++)
+		for (i = 0; i < p->drv.state_count; i++)
+			printf("  %-14s %5d %-16s %12llu %14llu %10llu %10llu\n",
+			       c->gov[g]->label, i, p->names[i],
+			       (unsigned long long)rs[g].usage[i],
+			       (unsigned long long)(rs[g].time_ns[i] / 1000),
+			       (unsigned long long)rs[g].above_n[i],
+			       (unsigned long long)rs[g].below_n[i]);
+}
+
 static int cmd_run(int argc, char **argv)
 {
-	struct cli cl = cli_parse(argc, argv, "data scenario trace platform gov");
+	struct cli cl = cli_parse(argc, argv, "data scenario trace platform gov per-state");
 	struct corpus c = { 0 };
 	struct result *rs;
 	int g;
@@ -118,6 +143,8 @@ static int cmd_run(int argc, char **argv)
 		       c.gov[g]->label, (unsigned long long)rs[g].decisions,
 		       rs[g].cpu_seconds > 0 ? rs[g].decisions / rs[g].cpu_seconds : 0);
 	printf("\n");
+	if (cl.per_state)
+		per_state_table(&c, rs);
 	free(rs);
 	free(c.ps);
 	if (cl.trace) {

@@ -123,6 +123,32 @@ check_converter() {
 	result "$rc" "converter: bad input named with its line, nothing written"
 }
 
+# run --per-state: every governor's counters per state, which add up to its
+# entries (its decisions but for the periods still open at the end), and
+# whose time shares are the table's.
+per_state() {
+	local bin=$1 dir=$2 rc=0
+	"$bin" run --trace "$LAB/tests/data/trace-cmd.trace" --platform rk3399 \
+		--gov teo --per-state > "$dir/per-state.out" 2>&1 || rc=1
+	awk '
+		/decisions/ {
+			n = split($0, part, ";")
+			for (i = 1; i <= n; i++)
+				if (match(part[i], /[A-Za-z0-9.-]+: [0-9]+ decisions/)) {
+					split(substr(part[i], RSTART, RLENGTH), f, "[: ]+")
+					dec[f[1]] = f[2]
+				}
+		}
+		/^per state/ { on = 1; next }
+		on && NF == 7 && $2 ~ /^[0-9]+$/ { use[$1] += $4; rows[$1]++ }
+		END {
+			if (rows["oracle"] != 3 || rows["teo"] != 3) exit 1
+			for (g in dec)
+				if (use[g] > dec[g] || use[g] + 2 < dec[g]) exit 1
+		}' "$dir/per-state.out" || rc=1
+	result "$rc" "run --per-state: usage, time, above and below per governor and state, adding up to its entries"
+}
+
 # Governor sources: a missing kernel API is named; a file registering
 # nothing is named; a quoted #include finds the gov.h next to the source
 # (so each tree's governors use their own tree's gov.h).
@@ -280,6 +306,7 @@ tooling_tests() {
 	bad_files "$out/idle-replay" "$dir"
 	odd_tables "$out/idle-replay"
 	check_converter "$out/idle-replay" "$dir"
+	per_state "$out/idle-replay" "$dir"
 	governor_builds "$out"
 	no_leaks "$out/idle-replay-asan" "$dir"
 	script_arguments "$dir"
