@@ -34,7 +34,9 @@ static const char usage[] =
 "  fuzz [--decisions N] [--seed S] [--gov L]... [--must-pass L,...]\n"
 "                                randomized contract check\n"
 "  validate FILE...              parse platform (.plat) or trace files\n"
-"  convert [--hz N] INPUT OUTPUT perf script / trace-cmd report -> trace\n"
+"  convert [--hz N] [--platform NAME|FILE] INPUT OUTPUT\n"
+"                                perf script / trace-cmd report -> trace\n"
+"                                (the table tells which states poll)\n"
 "\n"
 "  overhead [--gov L]... [--rounds N]\n"
 "                                ns per select+reflect of each governor\n"
@@ -205,15 +207,24 @@ static int cmd_validate(int argc, char **argv)
 
 static int cmd_convert(int argc, char **argv)
 {
-	struct cli c = cli_parse(argc, argv, "hz");
+	struct cli c = cli_parse(argc, argv, "hz data platform");
+	unsigned int poll_mask = 0;
+	struct platform *ps;
 	char tmp[1024];
 	FILE *in, *out;
-	int err;
+	int err, i;
 
 	if (c.nargs != 2)
 		die("convert needs INPUT and OUTPUT ('-' for standard input)");
 	if (c.hz && c.hz != 100 && c.hz != 250 && c.hz != 300 && c.hz != 1000)
 		die("--hz wants 100, 250, 300 or 1000");
+	if (c.platform) {
+		cli_platforms(&c, &ps);
+		for (i = 0; i < ps->drv.state_count; i++)
+			if (ps->drv.states[i].flags & CPUIDLE_FLAG_POLLING)
+				poll_mask |= 1U << i;
+		free(ps);
+	}
 	in = strcmp(c.args[0], "-") ? fopen(c.args[0], "r") : stdin;
 	if (!in)
 		die("%s: %s", c.args[0], strerror(errno));
@@ -221,7 +232,7 @@ static int cmd_convert(int argc, char **argv)
 	out = fopen(tmp, "w");
 	if (!out)
 		die("cannot write %s: %s", tmp, strerror(errno));
-	err = trace_convert(in, c.args[0], out, c.hz ? c.hz : 250);
+	err = trace_convert(in, c.args[0], out, c.hz ? c.hz : 250, poll_mask);
 	if (in != stdin)
 		fclose(in);
 	if (fclose(out) || err) {

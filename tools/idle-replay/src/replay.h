@@ -154,7 +154,8 @@ extern const int replay_nfamilies;
 /* Trace files and the perf/trace-cmd converter (trace.c). */
 int trace_load(const char *path, struct scenario *s);
 void trace_free(struct scenario *s);
-int trace_convert(FILE *in, const char *name, FILE *out, int hz);
+int trace_convert(FILE *in, const char *name, FILE *out, int hz,
+		  unsigned int poll_mask);
 
 /* --- governors --------------------------------------------------------- */
 

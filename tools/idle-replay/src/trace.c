@@ -322,15 +322,29 @@ void trace_free(struct scenario *s)
 
 enum cause { C_NONE, C_TICK, C_TIMER, C_IRQ };
 
+/*
+ * Handlers that run inside the idle state (a halting state entered with
+ * sti; hlt, a polling state) come before the idle exit: one burst of them
+ * woke the CPU.  Events less than BURST_NS apart belong to one burst.  In a
+ * polling state a burst counts only if the exit follows it within
+ * POLL_EXIT_NS (an interrupt that brings no work does not end polling).
+ */
+#define BURST_NS	(20 * US)
+#define POLL_EXIT_NS	(20 * US)
+
 struct conv_cpu {
 	bool idle, open, switched;
-	u64 exit;
+	int state;		/* the state entered, while idle */
+	u64 exit, wake;		/* idle exit; the wakeup (burst or exit) */
 	enum cause cause;
+	enum cause pend;	/* the last burst inside the idle period */
+	u64 pend_t, pend_last;
 };
 
 struct conv {
 	const char *name;
 	int line;
+	unsigned int poll_mask;	/* states that poll */
 	bool have_base, any_switch;
 	u64 base;
 	struct conv_cpu cpu[MAX_CPUS];
@@ -397,7 +411,7 @@ static void conv_emit(struct conv *cv, int cpu, u64 t)
 		if (!cv->out)
 			die("out of memory");
 	}
-	cv->out[cv->n].t = c->exit - cv->base;
+	cv->out[cv->n].t = c->wake - cv->base;
 	cv->out[cv->n].gap = t - c->exit;
 	cv->out[cv->n].switched = c->switched;
 	cv->out[cv->n].cpu = cpu;
@@ -411,40 +425,101 @@ static void conv_idle(struct conv *cv, int cpu, u64 t, const char *rest)
 	const char *st = arg(rest, "state");
 	bool exit = st && (!strncmp(st, "4294967295", 10) || !strncmp(st, "-1", 2));
 
+	bool poll;
+
 	if (!st)
 		return;
 	if (!exit) {
 		if (c->open)
 			conv_emit(cv, cpu, t);
 		c->idle = true;
+		c->state = atoi(st);
+		c->pend = C_NONE;
 		return;
 	}
 	if (!c->idle)
 		return;
+	poll = c->state >= 0 && c->state < CPUIDLE_STATE_MAX &&
+	       (cv->poll_mask >> c->state & 1);
 	c->idle = false;
 	c->open = true;
 	c->switched = false;
 	c->exit = t;
+	c->wake = t;
 	c->cause = C_NONE;
+	if (c->pend != C_NONE && (!poll || t - c->pend_last <= POLL_EXIT_NS)) {
+		c->cause = c->pend;
+		c->wake = c->pend_t;
+	}
 }
 
-static void conv_cause(struct conv *cv, int cpu, enum cause cause)
+static void conv_cause(struct conv *cv, int cpu, u64 t, enum cause cause)
 {
 	struct conv_cpu *c = &cv->cpu[cpu];
 
+	if (c->idle) {
+		if (c->pend == C_NONE || t - c->pend_last > BURST_NS) {
+			c->pend = cause;
+			c->pend_t = t;
+		} else if (c->pend == C_TICK && cause != C_TICK) {
+			c->pend = cause;
+		}
+		c->pend_last = t;
+		return;
+	}
 	if (!c->open)
 		return;
 	if (c->cause == C_NONE || (c->cause == C_TICK && cause != C_TICK))
 		c->cause = cause;
 }
 
-/* The idle task (pid 0) switching out means the wakeup brought work. */
-static void conv_switch(struct conv *cv, int cpu, const char *prev_pid)
+/*
+ * The previous task's pid of a sched_switch: "prev_pid=N" (perf, trace-cmd
+ * report -N), or trace-cmd's plugin format "COMM:N [PRIO] S ==> ...".
+ */
+static bool switch_prev_pid(const char *rest, long *pid)
 {
+	const char *p = arg(rest, "prev_pid"), *end;
+
+	if (!p) {
+		end = strstr(rest, " [");
+		if (!end || !strstr(end, " ==> "))
+			return false;
+		for (p = end; p > rest && p[-1] != ':'; p--)
+			;
+		if (p == rest || p == end)
+			return false;
+	}
+	if (*p < '0' || *p > '9')
+		return false;
+	*pid = strtol(p, NULL, 10);
+	return true;
+}
+
+/* The idle task (pid 0) switching out means the wakeup brought work. */
+static void conv_switch(struct conv *cv, int cpu, const char *rest)
+{
+	long pid;
+
 	cv->any_switch = true;
-	if (cv->cpu[cpu].open && prev_pid && prev_pid[0] == '0' &&
-	    (prev_pid[1] == ' ' || !prev_pid[1]))
+	if (cv->cpu[cpu].open && switch_prev_pid(rest, &pid) && !pid)
 		cv->cpu[cpu].switched = true;
+}
+
+/* Device interrupts and IPIs: arm64's ipi_entry, x86's irq_vectors. */
+static bool is_irq_event(const char *name)
+{
+	static const char *const names[] = {
+		"irq_handler_entry", "ipi_entry", "reschedule_entry",
+		"call_function_entry", "call_function_single_entry",
+		"irq_work_entry", "x86_platform_ipi_entry",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
 }
 
 static void conv_event(struct conv *cv, int cpu, u64 t, const char *ev,
@@ -460,14 +535,14 @@ static void conv_event(struct conv *cv, int cpu, u64 t, const char *ev,
 		memmove(name, colon + 1, strlen(colon));
 	if (!strcmp(name, "cpu_idle"))
 		conv_idle(cv, cpu, t, rest);
-	else if (!strcmp(name, "irq_handler_entry") || !strcmp(name, "ipi_entry"))
-		conv_cause(cv, cpu, C_IRQ);
+	else if (is_irq_event(name))
+		conv_cause(cv, cpu, t, C_IRQ);
 	else if (!strcmp(name, "hrtimer_expire_entry") ||
 		 !strcmp(name, "timer_expire_entry"))
-		conv_cause(cv, cpu, is_tick_fn(arg(rest, "function")) ?
+		conv_cause(cv, cpu, t, is_tick_fn(arg(rest, "function")) ?
 			   C_TICK : C_TIMER);
 	else if (!strcmp(name, "sched_switch"))
-		conv_switch(cv, cpu, arg(rest, "prev_pid"));
+		conv_switch(cv, cpu, rest);
 }
 
 /* Find "[NNN]" (the CPU), the timestamp and the event name on a line. */
@@ -546,13 +621,15 @@ static void conv_write(struct conv *cv, FILE *out, int hz)
 	}
 }
 
-int trace_convert(FILE *in, const char *name, FILE *out, int hz)
+int trace_convert(FILE *in, const char *name, FILE *out, int hz,
+		  unsigned int poll_mask)
 {
 	struct conv *cv = xcalloc(1, sizeof(*cv));
 	char buf[4096];
 	int err = 0;
 
 	cv->name = name;
+	cv->poll_mask = poll_mask;
 	while (!err && fgets(buf, sizeof(buf), in)) {
 		cv->line++;
 		err = conv_line(cv, buf);
