@@ -49,6 +49,7 @@ Options:
   --idle-runtime S    seconds per idle-trap run (default 60)
   --ceiling-states L  the ceiling's table (default 1/1); "none" skips it
   --disk-latency NS   completion latency of the null-co disk (default 200000)
+  --accel MODE        auto, kvm or tcg (scripts/vm.sh --accel; default auto)
   --record            record every run with trace-cmd (scripts/bench.sh
                       --record) and replay the recordings in the replay lab
                       on the emulated table (the profile's file in
@@ -122,16 +123,18 @@ out=
 profile=i5-10600K
 states=
 disk_latency=
+accel=
 record=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--profile|--states|--governors|--runs|--workloads|--fio-runtime|\
-	--disk-latency|--out|--cases|--hz|--idle-runtime|--ceiling-states)
+	--disk-latency|--out|--cases|--hz|--idle-runtime|--ceiling-states|--accel)
 		[ $# -ge 2 ] || usage_error "$1 needs a value"
 		case $1 in
 		--profile) profile=$2 ;;
 		--states) states=$2 ;;
 		--disk-latency) disk_latency=$2 ;;
+		--accel) accel=$2 ;;
 		--governors) governors=$2 ;;
 		--runs) runs=$2 ;;
 		--workloads) workloads=$2 ;;
@@ -169,6 +172,7 @@ done
 vm_args=(--hz "$hz")
 [ "$as_is" = 0 ] || vm_args+=(--as-is)
 [ -z "$disk_latency" ] || vm_args+=(--disk-latency "$disk_latency")
+[ -z "$accel" ] || vm_args+=(--accel "$accel")
 main_vm=("${vm_args[@]}")
 if [ -n "$states" ]; then
 	main_vm+=(--states "$states")
