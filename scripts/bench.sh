@@ -408,7 +408,7 @@ write_platform() {
 	printf 'name recorded\ntitle %s\n' "$driver${TEO_EMU_ARGS:+ $TEO_EMU_ARGS}"
 	while [ -d "$CPU_SYS/cpu0/cpuidle/state$i" ]; do
 		d=$CPU_SYS/cpu0/cpuidle/state$i
-		name=$(tr -c 'A-Za-z0-9_.+-\n' '_' < "$d/name")
+		name=$(tr -c 'A-Za-z0-9_.+\n-' '_' < "$d/name")
 		flags=
 		if [ "$i" = 0 ] && { [ "$name" = POLL ] ||
 		   grep -q 'POLL IDLE' "$d/desc" 2>/dev/null; }; then
