@@ -324,16 +324,18 @@ enum cause { C_NONE, C_TICK, C_TIMER, C_IRQ };
 
 /*
  * Handlers that run inside the idle state (a halting state entered with
- * sti; hlt, a polling state) come before the idle exit: one burst of them
- * woke the CPU.  Events less than BURST_NS apart belong to one burst.  In a
- * polling state a burst counts only if the exit follows it within
- * POLL_EXIT_NS (an interrupt that brings no work does not end polling).
+ * sti; hlt, a polling state) come before the idle exit.  A halting state
+ * wakes once: everything inside it is that wakeup.  A polling state polls
+ * on through interrupts that bring no work: there the wakeup is the last
+ * burst of handlers (events less than BURST_NS apart), and only if the
+ * exit follows it within POLL_EXIT_NS.  Both are generous because under
+ * QEMU TCG a tick and its softirq take a hundred microseconds or more.
  */
-#define BURST_NS	(20 * US)
-#define POLL_EXIT_NS	(20 * US)
+#define BURST_NS	(200 * US)
+#define POLL_EXIT_NS	(200 * US)
 
 struct conv_cpu {
-	bool idle, open, switched;
+	bool idle, open, switched, poll;
 	int state;		/* the state entered, while idle */
 	u64 exit, wake;		/* idle exit; the wakeup (burst or exit) */
 	enum cause cause;
@@ -350,7 +352,7 @@ struct conv {
 	struct conv_cpu cpu[MAX_CPUS];
 	struct { u64 t, gap; int cpu; bool switched; enum cause c; } *out;
 	size_t n, cap;
-	unsigned long ticks;
+	unsigned long ticks, poll_ends;
 };
 
 /* "12345.678901:" -> ns; false if @tok is not a timestamp. */
@@ -405,6 +407,14 @@ static void conv_emit(struct conv *cv, int cpu, u64 t)
 		cv->ticks++;
 		return;
 	}
+	/*
+	 * Polling that ended with nothing to do and no handler: its time
+	 * limit (the lab polls to the same limit), not an arrival.
+	 */
+	if (c->cause == C_NONE && c->poll && cv->any_switch && !c->switched) {
+		cv->poll_ends++;
+		return;
+	}
 	if (cv->n == cv->cap) {
 		cv->cap = cv->cap ? 2 * cv->cap : 4096;
 		cv->out = realloc(cv->out, cv->cap * sizeof(*cv->out));
@@ -425,8 +435,6 @@ static void conv_idle(struct conv *cv, int cpu, u64 t, const char *rest)
 	const char *st = arg(rest, "state");
 	bool exit = st && (!strncmp(st, "4294967295", 10) || !strncmp(st, "-1", 2));
 
-	bool poll;
-
 	if (!st)
 		return;
 	if (!exit) {
@@ -434,20 +442,20 @@ static void conv_idle(struct conv *cv, int cpu, u64 t, const char *rest)
 			conv_emit(cv, cpu, t);
 		c->idle = true;
 		c->state = atoi(st);
+		c->poll = c->state >= 0 && c->state < CPUIDLE_STATE_MAX &&
+			  (cv->poll_mask >> c->state & 1);
 		c->pend = C_NONE;
 		return;
 	}
 	if (!c->idle)
 		return;
-	poll = c->state >= 0 && c->state < CPUIDLE_STATE_MAX &&
-	       (cv->poll_mask >> c->state & 1);
 	c->idle = false;
 	c->open = true;
 	c->switched = false;
 	c->exit = t;
 	c->wake = t;
 	c->cause = C_NONE;
-	if (c->pend != C_NONE && (!poll || t - c->pend_last <= POLL_EXIT_NS)) {
+	if (c->pend != C_NONE && (!c->poll || t - c->pend_last <= POLL_EXIT_NS)) {
 		c->cause = c->pend;
 		c->wake = c->pend_t;
 	}
@@ -458,7 +466,8 @@ static void conv_cause(struct conv *cv, int cpu, u64 t, enum cause cause)
 	struct conv_cpu *c = &cv->cpu[cpu];
 
 	if (c->idle) {
-		if (c->pend == C_NONE || t - c->pend_last > BURST_NS) {
+		if (c->pend == C_NONE ||
+		    (c->poll && t - c->pend_last > BURST_NS)) {
 			c->pend = cause;
 			c->pend_t = t;
 		} else if (c->pend == C_TICK && cause != C_TICK) {
@@ -641,8 +650,8 @@ int trace_convert(FILE *in, const char *name, FILE *out, int hz,
 	}
 	if (!err) {
 		conv_write(cv, out, hz);
-		fprintf(stderr, "idle-replay: %s: %zu wakeups, %lu tick wakeups left out\n",
-			name, cv->n, cv->ticks);
+		fprintf(stderr, "idle-replay: %s: %zu wakeups, %lu tick wakeups and %lu ends of polling left out\n",
+			name, cv->n, cv->ticks, cv->poll_ends);
 	}
 	free(cv->out);
 	free(cv);

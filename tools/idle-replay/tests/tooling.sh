@@ -113,6 +113,14 @@ check_converter() {
 		[ "$rc" = 0 ] && "$bin" run --trace "$dir/$name.trace" --platform rk3399 >/dev/null || rc=1
 		result "$rc" "converter: $name.txt gives tests/data/$name.trace, which replays"
 	done
+	# A VM's recording with --platform: the ends of polling (time limit,
+	# nothing to do, no handler) are no arrivals.
+	rc=0
+	"$bin" convert --platform "$LAB/platforms/i5-10600k.plat" "$LAB/tests/data/trace-cmd-vm.txt" \
+		"$dir/trace-cmd-vm.poll-trace" 2>"$dir/poll.err" || rc=$?
+	[ "$rc" = 0 ] && diff -u "$LAB/tests/data/trace-cmd-vm.poll-trace" "$dir/trace-cmd-vm.poll-trace" >&2 || rc=1
+	grep -q ' 11 ends of polling left out' "$dir/poll.err" || rc=1
+	result "$rc" "converter: with --platform a poll's time-limit exits are left out (tests/data/trace-cmd-vm.poll-trace)"
 	in=$LAB/tests/bad/perf-bad-cpu.txt
 	rc=0
 	if "$bin" convert "$in" "$dir/bad.trace" 2>"$dir/bad.err" ||
