@@ -589,10 +589,8 @@ lab_section() {
 			continue
 		fi
 		name=${f%.txt}
-		if [ ! -s "$name.trace" ] || [ "$f" -nt "$name.trace" ]; then
-			"$replay" convert --hz "$hz" --platform "$table" "$f" "$name.trace" 2>>"$log" ||
-				die "$f: not a recording the lab can convert: $(grep -v '^make\|built' "$log" | tail -n 1)"
-		fi
+		"$replay" convert --hz "$hz" --platform "$table" "$f" "$name.trace" 2>>"$log" ||
+			die "$f: not a recording the lab can convert: $(grep -v '^make\|built' "$log" | tail -n 1)"
 		"$replay" run --trace "$name.trace" --platform "$table" --gov "$label" \
 			--per-state > "$name.lab" 2>>"$log" ||
 			die "$name.trace: the lab's replay failed: $(tail -n 1 "$log")"
