@@ -527,7 +527,7 @@ lab_label() {
 	done
 	case $1 in
 	teo) echo teo ;;
-	menu) echo menu-base ;;
+	menu) lab_resolve menu-base ;;
 	esac
 }
 
