@@ -205,11 +205,15 @@ no_leaks() {
 	"$asan" run --scenario s2-desktop-idle >/dev/null 2>>"$dir/leak.log" || rc=1
 	"$asan" run --trace "$LAB/tests/data/trace-cmd.trace" --platform rk3399 \
 		>/dev/null 2>>"$dir/leak.log" || rc=1
+	"$asan" run --trace "$LAB/tests/data/trace-cmd-vm.trace" --platform "$LAB/platforms/i5-10600k.plat" \
+		--per-state >/dev/null 2>>"$dir/leak.log" || rc=1
+	"$asan" convert --platform "$LAB/platforms/i5-10600k.plat" "$LAB/tests/data/trace-cmd-vm.txt" \
+		"$dir/leak.trace" >/dev/null 2>>"$dir/leak.log" || rc=1
 	"$asan" report --out "$dir/leak-report" --scenario S4 --platform rk3399 \
 		>/dev/null 2>>"$dir/leak.log" || rc=1
 	"$asan" list >/dev/null 2>>"$dir/leak.log" || rc=1
 	unset ASAN_OPTIONS
-	result "$rc" "no ASan/LeakSanitizer report on valid validate, run, report and list (log: $dir/leak.log)"
+	result "$rc" "no ASan/LeakSanitizer report on valid validate, run (also --per-state), convert (--platform), report and list (log: $dir/leak.log)"
 	rc=0
 	(cd "$dir/leak-report" && gnuplot plots.gp) >/dev/null 2>&1 || rc=1
 	result "$rc" "a report of one family (S4, no S6 sweep) plots with gnuplot"
