@@ -274,6 +274,8 @@ done
 # The newest complete result, for the cover letter of the series.
 mkdir -p "$TEO_CACHE/vm-bench"
 ln -sfn "$out" "$TEO_CACHE/vm-bench/latest"
+# A report that fails (a recording the lab cannot replay) fails the job.
+set -o pipefail
 for c in ${cases//,/ }; do
 	echo
 	cat "$(session_dir "$c")/title"
