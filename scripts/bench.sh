@@ -67,10 +67,32 @@ Options:
                            (e.g. 1/1: one state with no exit-latency cost)
                            and run fio once more as the "ceiling"; the
                            summary gives each governor's IOPS against it
+  --record                 record every run with trace-cmd (power:cpu_idle,
+                           irq, IPI, timer and sched_switch events, and
+                           cpuidle_teo:* where the kernel has them) into
+                           record/WORKLOAD-GOVERNOR-RUN.txt (trace-cmd
+                           report text, cut to the run); the report then
+                           replays each recording in the replay lab and
+                           sets the lab's prediction beside the kernel's
+                           counters ("Lab prediction vs kernel")
+  --record-overhead        --record, and after each round the same runs
+                           again unrecorded, as governors GOV-norec: the
+                           summary's "GOV-norec vs ..." lines give the
+                           recording's cost in the same session
   -o, --out DIR            results folder (default \$TEO_CACHE/bench/DATE)
   --no-plot                skip the plot (make it later with --report)
   --no-report              skip the summary and the plot
-  --report DIR             only summarize and plot the runs in DIR
+  --report DIR             only summarize and plot the runs in DIR (and
+                           replay its recordings in the lab)
+  --lab-platform NAME|FILE with --report: the lab's table to replay the
+                           recordings on (default: DIR/platform.plat, the
+                           table the kernel registered)
+  --lab-govs MAP           with --report: lab governor per kernel governor,
+                           e.g. teo=teo-base (default teo=teo, this
+                           repository's teo.c, and menu=menu-base, the base
+                           tree's menu.c: menu-X.Y in 'replay.sh list')
+  --hz N                   with --report: the recorded kernel's HZ, when
+                           setup.txt does not say it
   --check-args             only check the options (used by vm-bench.sh on
                            the host before it builds anything)
   --help                   show this text
@@ -82,7 +104,11 @@ and for timer-io creates a null_blk device (removed at exit).  Package
 energy comes from RAPL (/sys/class/powercap) or, failing that, turbostat;
 the summary says when neither is there.
 Files in the results folder: setup.txt, runs.tsv (one line per run),
-summary.txt, residency.dat, residency.svg and residency.png.
+summary.txt, residency.dat, residency.svg and residency.png; with
+--record also platform.plat (the registered states as a table of the
+replay lab) and record/ (per run the trace-cmd report text, and after
+--report the lab's timeline .trace and its replay .lab).  TEO_TRACE_CMD
+names another trace-cmd binary.
 EOF2
 }
 
@@ -316,6 +342,366 @@ emu_reload() {
 	emu_current=$args
 }
 
+# --- recording (--record) --------------------------------------------------
+
+# What the replay lab's converter reads (tools/idle-replay/README, "Trace
+# files"): idle entries and exits, what woke the CPU (device interrupts,
+# x86's IPI vectors and arm64's ipi_entry, timer expiries) and whether the
+# idle task was switched out; softirqs and cpu_idle_miss for the reader.
+# Events this kernel lacks are left out; teo's own events (cpuidle_teo)
+# are added where the kernel has them.
+RECORD_EVENTS="power:cpu_idle power:cpu_idle_miss irq:irq_handler_entry
+irq:softirq_entry irq_vectors:local_timer_entry irq_vectors:reschedule_entry
+irq_vectors:call_function_entry irq_vectors:call_function_single_entry
+ipi:ipi_entry timer:hrtimer_expire_entry timer:timer_expire_entry
+sched:sched_switch"
+# Per-CPU ring buffer (KiB) and the recorder's sleep between reads (us):
+# its readers wake twice a second, not every millisecond (trace-cmd's
+# default), so that the recording adds few wakeups of its own.
+RECORD_BUFFER_KB=16384
+RECORD_SLEEP_US=500000
+TRACE_CMD=${TEO_TRACE_CMD:-trace-cmd}
+tracefs=
+record_args=()
+
+# trace-cmd must be there before anything runs (also on the host, for the
+# guest, which runs the host's root file system).
+record_check() {
+	if [ -n "${TEO_TRACE_CMD:-}" ]; then
+		command -v "$TEO_TRACE_CMD" >/dev/null 2>&1 ||
+			die "--record: TEO_TRACE_CMD=$TEO_TRACE_CMD is not an executable command"
+	else
+		need_cmd trace-cmd
+	fi
+}
+
+# Find tracefs and the events to record; write platform.plat.
+record_setup() {
+	local d ev
+	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		[ -d "$d/events" ] && { tracefs=$d; break; }
+	done
+	[ -n "$tracefs" ] ||
+		die "--record: no tracefs (mount -t tracefs tracefs /sys/kernel/tracing; the kernel needs CONFIG_FTRACE and event tracing)"
+	[ -d "$tracefs/events/power/cpu_idle" ] ||
+		die "--record: this kernel has no power:cpu_idle event ($tracefs/events/power/cpu_idle)"
+	record_args=()
+	for ev in $RECORD_EVENTS; do
+		[ ! -d "$tracefs/events/${ev%%:*}/${ev#*:}" ] || record_args+=(-e "$ev")
+	done
+	[ ! -d "$tracefs/events/cpuidle_teo" ] || record_args+=(-e cpuidle_teo)
+	mkdir -p "$out/record"
+	# The binary recording goes to a local folder (in the test VM the
+	# results folder is a 9p mount); only the report text is kept.
+	record_tmp=$(mktemp -d "${TMPDIR:-/tmp}/teo-record.XXXXXX")
+	remove_at_exit "$record_tmp"
+	write_platform > "$out/platform.plat"
+}
+
+# The registered idle states as a replay lab table (tools/idle-replay
+# README, "Platform files"): names, exit latency and target residency in
+# us, the polling state and states disabled now marked.
+write_platform() {
+	local d i=0 name flags
+	printf '# the idle states %s registered (cpuidle driver %s), written by %s\n' \
+		"$(uname -r)" "$driver" "$teo_prog"
+	printf 'name recorded\ntitle %s\n' "$driver${TEO_EMU_ARGS:+ $TEO_EMU_ARGS}"
+	while [ -d "$CPU_SYS/cpu0/cpuidle/state$i" ]; do
+		d=$CPU_SYS/cpu0/cpuidle/state$i
+		name=$(tr -c 'A-Za-z0-9_.+\n-' '_' < "$d/name")
+		flags=
+		if [ "$i" = 0 ] && { [ "$name" = POLL ] ||
+		   grep -q 'POLL IDLE' "$d/desc" 2>/dev/null; }; then
+			flags=" poll"
+		fi
+		[ "$(cat "$d/disable" 2>/dev/null || echo 0)" = 0 ] || flags="$flags off"
+		printf 'state %s %s %s%s\n' "$name" "$(cat "$d/latency")" \
+			"$(cat "$d/residency")" "$flags"
+		i=$((i + 1))
+	done
+}
+
+# The kernel's HZ, if it can be found: vm.sh says it to the guest, Debian
+# installs the config in /boot.
+kernel_hz() {
+	local hz=${TEO_KERNEL_HZ:-}
+	if [ -z "$hz" ] && [ -r "/boot/config-$(uname -r)" ]; then
+		hz=$(sed -n 's/^CONFIG_HZ=\([0-9]*\)$/\1/p' "/boot/config-$(uname -r)")
+	fi
+	printf '%s\n' "${hz:-unknown}"
+}
+
+record_pid=
+record_file=
+record_dat=
+record_tmp=
+
+# Start recording run $1 (WORKLOAD-GOVERNOR-RUN); return once the events
+# are on.
+record_start() {
+	local i
+	record_file=$out/record/$1
+	record_dat=$record_tmp/$1.dat
+	rm -f "$record_file".*
+	spawn_group "$TRACE_CMD" record -q -o "$record_dat" -b "$RECORD_BUFFER_KB" \
+		-s "$RECORD_SLEEP_US" "${record_args[@]}" > "$record_file.log" 2>&1
+	record_pid=$teo_last
+	for i in $(seq 600); do
+		[ "$(cat "$tracefs/events/power/cpu_idle/enable" 2>/dev/null)" = 1 ] && return 0
+		kill -0 "$record_pid" 2>/dev/null ||
+			die "trace-cmd record did not start: $(tail -n 1 "$record_file.log")"
+		[ "$i" != 600 ] || die "trace-cmd record did not enable its events within 60 s"
+		sleep 0.1
+	done
+}
+
+# A marker in the recording: the cut of the report keeps what lies
+# between "teo-bench: start" and "teo-bench: stop".
+record_mark() {
+	[ -z "$record_pid" ] || echo "teo-bench: $1" > "$tracefs/trace_marker"
+}
+
+# At exit: stop a recording still running, and leave tracing as it was.
+record_stop_quietly() {
+	if [ -n "$record_pid" ]; then
+		kill -INT -- "-$record_pid" 2>/dev/null || true
+		wait "$record_pid" 2>/dev/null || true
+		forget_child "$record_pid"
+		record_pid=
+	fi
+	[ "$record" = 0 ] || "$TRACE_CMD" reset >/dev/null 2>&1 || true
+}
+
+# Stop recording; write the report text, cut to the run, as RUN.txt.
+record_stop() {
+	local status=0 pid=$record_pid
+	[ -n "$pid" ] || return 0
+	record_pid=
+	kill -INT -- "-$pid" 2>/dev/null || true
+	wait "$pid" || status=$?
+	forget_child "$pid"
+	if [ "$status" != 0 ] || [ ! -s "$record_dat" ]; then
+		die "trace-cmd record failed (exit $status): $(tail -n 1 "$record_file.log")"
+	fi
+	"$TRACE_CMD" report -i "$record_dat" > "$record_dat.txt" 2>> "$record_file.log" ||
+		die "trace-cmd report of $record_dat failed: $(tail -n 1 "$record_file.log")"
+	rm -f "$record_dat"
+	if grep -q 'teo-bench: start' "$record_dat.txt"; then
+		awk '/teo-bench: start/ { on = 1; print; next }
+		     /teo-bench: stop/ { print; exit }
+		     on || /^(cpus=|version)/' "$record_dat.txt" > "$record_file.txt"
+	else
+		note "the recording of ${record_file##*/} has no teo-bench markers: kept whole"
+		cp "$record_dat.txt" "$record_file.txt"
+	fi
+	rm -f "$record_dat.txt"
+	grep -q ' cpu_idle: ' "$record_file.txt" ||
+		die "the recording $record_file.txt holds no cpu_idle event (see $record_file.log)"
+}
+
+# --- the replay lab's prediction of the recorded runs ----------------------
+
+# --lab-platform, --lab-govs and --hz of --report, checked first.
+check_report_args() {
+	local kv
+	for kv in ${lab_govs//,/ }; do
+		[[ $kv =~ ^[a-z0-9_-]+=[A-Za-z0-9._-]+$ ]] ||
+			usage_error "--lab-govs: '$kv' is not KERNEL_GOVERNOR=LAB_LABEL"
+	done
+	case $report_hz in
+	""|100|250|300|1000) ;;
+	*) usage_error "--hz: '$report_hz' is not one of the kernel's choices 100, 250, 300, 1000" ;;
+	esac
+	case $lab_platform in
+	*/*|*.plat) [ -f "$lab_platform" ] || usage_error "--lab-platform: no such file: '$lab_platform'" ;;
+	esac
+}
+
+# The lab's label for kernel governor $1: --lab-govs, else teo (this
+# repository's teo.c, which the kernel runs) and the base tree's menu;
+# nothing for a governor the lab does not have.
+lab_label() {
+	local kv
+	for kv in ${lab_govs//,/ }; do
+		[ "${kv%%=*}" != "$1" ] || { lab_resolve "${kv#*=}"; return 0; }
+	done
+	case $1 in
+	teo) echo teo ;;
+	menu) lab_resolve menu-base ;;
+	esac
+}
+
+# teo-base and menu-base name the base tree's governors (teo-X.Y, menu-X.Y).
+lab_resolve() {
+	case $1 in
+	teo-base|menu-base) printf '%s\n' "$lab_base" | awk -v g="${1%-base}" '$1 ~ "^" g "-" { print $1 }' ;;
+	*) printf '%s\n' "$1" ;;
+	esac
+}
+
+# Check the recordings of folder $1 before anything is printed or built:
+# each is trace-cmd report text with idle events, and there is a table.
+lab_precheck() {
+	local dir=$1 rec=$1/record f
+	[ -d "$rec" ] || return 0
+	ls "$rec"/*.txt >/dev/null 2>&1 || die "$rec holds no recording (*.txt): nothing to replay"
+	for f in "$rec"/*.txt; do
+		[ -s "$f" ] || die "$f: empty recording"
+		grep -q ' cpu_idle: .*state=' "$f" ||
+			die "$f: not a trace-cmd report of a run: no cpu_idle event"
+	done
+	case ${lab_platform:-$dir/platform.plat} in
+	*/*|*.plat)
+		[ -f "${lab_platform:-$dir/platform.plat}" ] ||
+			die "no lab table for the recordings: ${lab_platform:-$dir/platform.plat} is missing (give --lab-platform)" ;;
+	esac
+}
+
+# Replay every recording of folder $1 in the lab and print the prediction
+# next to the kernel's counters for the same runs.
+lab_section() {
+	local dir=$1 rec=$1/record table hz f name w g r label base log replay lab_all n=0
+	[ -d "$rec" ] || return 0
+	table=${lab_platform:-$dir/platform.plat}
+	hz=$report_hz
+	[ -n "$hz" ] || hz=$(sed -n 's/^hz: \([0-9][0-9]*\)$/\1/p' "$dir/setup.txt" 2>/dev/null)
+	[ -n "$hz" ] || { hz=250; note "the recorded kernel's HZ is not in $dir/setup.txt: replaying at HZ=250 (give --hz)"; }
+	replay=$TEO_REPO/scripts/replay.sh
+	log=$rec/lab.log
+	: > "$log"
+	lab_all=$("$replay" list 2>>"$log" |
+		awk '/^governors:/ { on = 1; next } /^[a-z]/ { on = 0 } on { print $1, $2 }') ||
+		die "the replay lab did not build (see $log)"
+	lab_base=$(printf '%s\n' "$lab_all" | awk '$2 == "base" { print $1 }')
+	[ -n "$lab_base" ] || die "the replay lab lists no base-tree governor (see $log)"
+	[ -z "$lab_platform" ] || [ ! -f "$dir/platform.plat" ] || lab_table_differs "$table" "$dir/platform.plat"
+	: > "$rec/lab.tsv"
+	while IFS=$'\t' read -r w g r _; do
+		[ "$w" != workload ] || continue
+		f=$rec/$w-$g-$r.txt
+		[ -f "$f" ] || continue
+		label=$(lab_label "$g")
+		if [ -n "$label" ] && ! printf '%s\n' "$lab_all" | awk -v l="$label" '$1 == l { f = 1 } END { exit !f }'; then
+			die "--lab-govs: the lab has no governor '$label' (it has: $(printf '%s\n' "$lab_all" | cut -d' ' -f1 | paste -sd' '))"
+		fi
+		if [ -z "$label" ]; then
+			note "$w-$g-$r: the lab has no governor for '$g' (--lab-govs): not replayed"
+			continue
+		fi
+		name=${f%.txt}
+		"$replay" convert --hz "$hz" --platform "$table" "$f" "$name.trace" 2>>"$log" ||
+			die "$f: not a recording the lab can convert: $(grep -v '^make\|built' "$log" | tail -n 1)"
+		"$replay" run --trace "$name.trace" --platform "$table" --gov "$label" \
+			--per-state > "$name.lab" 2>>"$log" ||
+			die "$name.trace: the lab's replay failed: $(tail -n 1 "$log")"
+		awk -v w="$w" -v g="$g" -v r="$r" -v l="$label" '
+			/^per state/ { on = 1; next }
+			on && $1 == l && NF == 7 { print w "\t" g "\t" r "\t" l "\t" $2 "\t" $4 "\t" $5 "\t" $6 "\t" $7 }
+		' "$name.lab" >> "$rec/lab.tsv"
+		n=$((n + 1))
+	done < "$dir/runs.tsv"
+	[ "$n" -gt 0 ] || die "no recording in $rec matches a run of $dir/runs.tsv"
+	base=$(sed -n 's/^name //p' "$table" 2>/dev/null | head -n 1)
+	lab_table "$dir/runs.tsv" "$rec/lab.tsv" "${base:-$table}" "$hz"
+}
+
+# Warn when the lab's table $1 is not the one the kernel registered ($2).
+lab_table_differs() {
+	local a b
+	a=$(awk '$1 == "state" { print $3, $4 }' "$1" 2>/dev/null)
+	b=$(awk '$1 == "state" { print $3, $4 }' "$2")
+	[ -z "$a" ] || [ "$a" = "$b" ] ||
+		note "warning: the lab table $1 differs from the states the kernel registered ($2)"
+}
+
+# The table: per workload and governor, each state's kernel counters over
+# the recorded runs beside the lab's, and the model error.
+lab_table() {
+	awk -F'\t' -v table="$3" -v hz="$4" '
+	FNR == NR && FNR == 1 {
+		for (i = 7; i <= NF; i++)
+			if ($i ~ /_usage$/) { nm = $i; sub(/_usage$/, "", nm); names[ns++] = nm }
+		next
+	}
+	FNR == NR { for (i = 7; i <= NF; i++) kv[$1, $2, $3, i] = $i; next }
+	{
+		key = $1 SUBSEP $2
+		if (!(key in seen)) { seen[key] = 1; order[nk++] = key; lab[key] = $4 }
+		rk = key SUBSEP $3
+		if (!(rk in rseen)) { rseen[rk] = 1; runs[key] = runs[key] " " $3; nrun[key]++ }
+		s = $5 + 0
+		if (s + 1 > nls[key]) nls[key] = s + 1
+		lu[key, s] += $6; lt[key, s] += $7; la[key, s] += $8; lb[key, s] += $9
+		rlt[rk, s] = $7; rla[rk] += $8 + $9; rlu[rk] += $6; rltt[rk] += $7
+	}
+	function tvd(a, ta, b, tb, n,    s, d, x) {
+		d = 0
+		for (s = 0; s < n; s++) {
+			x = (ta ? a[s] / ta : 0) - (tb ? b[s] / tb : 0)
+			d += x < 0 ? -x : x
+		}
+		return 50 * d
+	}
+	END {
+		printf "\nLab prediction vs kernel: each recorded run replayed in the replay lab\n"
+		printf "(table %s, HZ=%s), counters summed over the CPUs and the recorded runs\n", table, hz
+		for (k = 0; k < nk; k++) {
+			key = order[k]; split(key, kk, SUBSEP)
+			n = ns > nls[key] ? ns : nls[key]
+			delete ku; delete kt; delete ka; delete kb; delete pl; delete pk
+			KU = KT = KM = LU = LT = LM = 0
+			nr = split(runs[key], rl, " ")
+			for (j = 1; j <= nr; j++)
+				for (s = 0; s < ns; s++) {
+					c = 7 + 4 * s
+					ku[s] += kv[kk[1], kk[2], rl[j], c]
+					kt[s] += kv[kk[1], kk[2], rl[j], c + 1]
+					ka[s] += kv[kk[1], kk[2], rl[j], c + 2]
+					kb[s] += kv[kk[1], kk[2], rl[j], c + 3]
+				}
+			for (s = 0; s < n; s++) {
+				KU += ku[s]; KT += kt[s]; KM += ka[s] + kb[s]
+				LU += lu[key, s]; LT += lt[key, s]; LM += la[key, s] + lb[key, s]
+				pk[s] = kt[s]; pl[s] = lt[key, s]
+			}
+			printf "\n%s, %s (lab: %s; %d recorded run%s)\n", kk[1], kk[2], lab[key],
+				nr, nr == 1 ? "" : "s"
+			printf "  %-12s %21s %15s %17s %17s\n", "", "usage", "time share %",
+				"above", "below"
+			printf "  %-12s %10s %10s %7s %7s %8s %8s %8s %8s\n", "state",
+				"kernel", "lab", "kernel", "lab", "kernel", "lab", "kernel", "lab"
+			for (s = 0; s < n; s++)
+				printf "  %-12s %10d %10d %7.1f %7.1f %8d %8d %8d %8d\n",
+					s < ns ? names[s] : "state" s, ku[s], lu[key, s],
+					KT ? 100 * kt[s] / KT : 0, LT ? 100 * lt[key, s] / LT : 0,
+					ka[s], la[key, s], kb[s], lb[key, s]
+			km = KU ? KM / KU : 0; lm = LU ? LM / LU : 0
+			d = tvd(pk, KT, pl, LT, n)
+			printf "  %-12s %10d %10d  miss (above + below) / usage: kernel %.3f, lab %.3f\n",
+				"all", KU, LU, km, lm
+			per = ""
+			for (j = 1; j <= nr; j++) {
+				rk = key SUBSEP rl[j]
+				delete a1; delete b1; t1 = 0
+				for (s = 0; s < n; s++) {
+					a1[s] = kv[kk[1], kk[2], rl[j], 8 + 4 * s]; t1 += a1[s]
+					b1[s] = rlt[rk, s]
+				}
+				per = per sprintf(" %.1f", tvd(a1, t1, b1, rltt[rk], n))
+			}
+			printf "  model error: TVD of the time shares %.1f %% (per run:%s), miss ratio lab - kernel %+.3f, entries lab / kernel %.2f\n",
+				d, per, lm - km, KU ? LU / KU : 0
+			row[k] = sprintf("  %-10s %-8s %-10s %4d %9d %9d %7.3f %7.3f %6.1f %+8.3f",
+				kk[1], kk[2], lab[key], nr, KU, LU, km, lm, d, lm - km)
+		}
+		printf "\nModel error per workload and governor (TVD: total variation distance of\n"
+		printf "the time shares per state, 0 = same, 100 = disjoint; miss = (above + below) / usage)\n"
+		printf "  %-10s %-8s %-10s %4s %9s %9s %7s %7s %6s %8s\n", "workload", "kernel",
+			"lab", "runs", "entries", "lab", "miss", "lab", "TVD %", "miss +-"
+		for (k = 0; k < nk; k++) print row[k]
+	}' "$1" "$2"
+}
+
 # --- report ----------------------------------------------------------------
 
 # Summary from runs.tsv in $1 (also writes residency.dat).
@@ -427,7 +813,8 @@ summarize() {
 				split(order[k], kk, SUBSEP)
 				if (kk[1] != wl) continue
 				key = order[k]; g = kk[2]
-				if (g != "ceiling") { if (g0 == "") g0 = g; else govs[ng++] = g }
+				if (g ~ /-norec$/) { norec[nn++] = g }
+				else if (g != "ceiling") { if (g0 == "") g0 = g; else govs[ng++] = g }
 				u = 0; a = 0; b = 0; t = 0
 				for (s = 0; s < ns; s++) {
 					u += usage[key, s]; a += above[key, s]
@@ -459,6 +846,12 @@ summarize() {
 					printf "  %-8s median of runs:%s\n", "", line
 			}
 			for (i = 0; i < ng; i++) verdict(wl, g0, govs[i], higher)
+			if (nn) printf "  the cost of recording (--record-overhead: recorded runs vs the same runs unrecorded):\n"
+			for (i = 0; i < nn; i++) {
+				g = norec[i]; sub(/-norec$/, "", g)
+				if ((wl SUBSEP g) in seen) verdict(wl, norec[i], g, higher)
+			}
+			nn = 0
 			if ((wl SUBSEP "ceiling") in seen) {
 				c = median(vals[wl SUBSEP "ceiling"])
 				line = ""
@@ -517,7 +910,11 @@ report() {
 	local dir=$1
 	[ -d "$dir" ] || usage_error "--report: '$dir' is not a folder"
 	[ -f "$dir/runs.tsv" ] || die "no runs.tsv in $dir"
-	summarize "$dir" > "$dir/summary.txt"
+	lab_precheck "$dir"
+	{
+		summarize "$dir"
+		lab_section "$dir"
+	} > "$dir/summary.txt"
 	[ ! -f "$dir/setup.txt" ] || grep '^energy:' "$dir/setup.txt" || true
 	cat "$dir/summary.txt"
 	[ "$do_plot" = 0 ] || plot "$dir"
@@ -537,6 +934,11 @@ hackbench_args=$hackbench_default_args
 cyclictest_runtime=10
 idle_runtime=60
 ceiling_states=
+record=0
+record_overhead=0
+lab_platform=
+lab_govs=
+report_hz=
 out=
 do_plot=1
 do_report=1
@@ -547,7 +949,8 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	-g|--governors|-n|--runs|-w|--workloads|--fio-dev|--fio-runtime|\
 	--timer-delay-us|--timer-runtime|--hackbench-args|--cyclictest-runtime|\
-	--idle-runtime|--ceiling-states|-o|--out|--report)
+	--idle-runtime|--ceiling-states|-o|--out|--report|--lab-platform|\
+	--lab-govs|--hz)
 		[ $# -ge 2 ] || usage_error "$1 needs a value"
 		case $1 in
 		-g|--governors) governors=$2 ;;
@@ -563,9 +966,14 @@ while [ $# -gt 0 ]; do
 		--ceiling-states) ceiling_states=$2 ;;
 		-o|--out) out=$2 ;;
 		--report) report_dir=$2 ;;
+		--lab-platform) lab_platform=$2 ;;
+		--lab-govs) lab_govs=$2 ;;
+		--hz) report_hz=$2 ;;
 		esac
 		shift
 		;;
+	--record) record=1 ;;
+	--record-overhead) record=1; record_overhead=1 ;;
 	--no-plot) do_plot=0 ;;
 	--no-report) do_report=0 ;;
 	--check-args) check_only=1 ;;
@@ -577,9 +985,12 @@ done
 
 if [ -n "$report_dir" ]; then
 	need_cmd awk
+	check_report_args
 	report "$report_dir"
 	exit 0
 fi
+[ -z "$lab_platform$lab_govs$report_hz" ] ||
+	usage_error "--lab-platform, --lab-govs and --hz go with --report DIR"
 
 # --- arguments, checked before anything changes ---------------------------
 for opt in "--runs $runs" "--fio-runtime $fio_runtime" \
@@ -614,6 +1025,7 @@ if [ -n "$fio_dev" ]; then
 fi
 [ -z "$out" ] || need_writable_dir "$out" "--out $out"
 [ "$check_only" = 0 ] || exit 0
+[ "$record" = 0 ] || record_check
 
 # --- the machine -------------------------------------------------------------
 [ "$(id -u)" -eq 0 ] || die "must be run as root (it switches governors through sysfs)"
@@ -667,6 +1079,7 @@ orig_gov=$(cat "$CPUIDLE_SYS/current_governor")
 emu_current=${TEO_EMU_ARGS:-}
 # Leave the machine as it was, however the run ends.
 restore_machine() {
+	record_stop_quietly
 	nullb_teardown
 	if [ -n "$ceiling_states" ] && [ "$emu_current" != "$TEO_EMU_ARGS" ]; then
 		emu_reload "$TEO_EMU_ARGS"
@@ -675,6 +1088,7 @@ restore_machine() {
 }
 at_exit restore_machine
 energy_setup
+[ "$record" = 0 ] || record_setup
 
 read -r -a names <<< "$(state_names)"
 # The shallowest halting state: the idle trap's state.
@@ -699,6 +1113,8 @@ shallow_name=${names[$shallow_index]}
 	echo "hackbench: $hackbench_args; cyclictest: ${cyclictest_runtime}s; idle: ${idle_runtime}s"
 	echo "ceiling: ${ceiling_states:-none}"
 	echo "energy: $energy_why"
+	echo "hz: $(kernel_hz)"
+	[ "$record" = 0 ] || echo "record: trace-cmd ${record_args[*]} (buffer ${RECORD_BUFFER_KB} KiB per CPU, reads every ${RECORD_SLEEP_US} us)"
 } > "$out/setup.txt"
 note "results in $out; states: ${names[*]}"
 note "energy: $energy_why"
@@ -710,16 +1126,23 @@ measure() {
 	if [ "$g" = ceiling ]; then
 		emu_reload "states=$ceiling_states"
 	else
-		set_governor "$g"
+		set_governor "${g%-norec}"
 	fi
+	case $g in
+	ceiling|*-norec) ;;
+	*) [ "$record" = 0 ] || record_start "$w-$g-$r" ;;
+	esac
 	sleep 1
 	before=$(idle_snapshot)
+	record_mark "start $w $g $r"
 	energy_start
 	result=$(run_workload "$w") || exit 1
 	read -r metric extra <<< "$result"
 	[ -n "$metric" ] || die "$w under $g gave no result"
 	joules=$(energy_stop)
+	record_mark "stop $w $g $r"
 	after=$(idle_snapshot)
+	record_stop
 	[ "$g" != ceiling ] || emu_reload "$TEO_EMU_ARGS"
 	if [ "$g" = ceiling ]; then
 		line=$(for _ in "${names[@]}"; do printf '\t0\t0\t0\t0'; done)
@@ -762,6 +1185,11 @@ for w in ${workloads//,/ }; do
 		for g in ${governors//,/ }; do
 			measure "$w" "$g" "$r"
 		done
+		if [ "$record_overhead" = 1 ]; then
+			for g in ${governors//,/ }; do
+				measure "$w" "$g-norec" "$r"
+			done
+		fi
 		if [ "$w" = fio ] && [ -n "$ceiling_states" ]; then
 			measure "$w" ceiling "$r"
 		fi

@@ -47,15 +47,17 @@ Commands:
         not they diverge, 1 on an error.  Proves "no functional change".
   overhead [--rounds N]
         ns per select+reflect of each governor, side by side (informational).
-  convert [--hz N] INPUT OUTPUT
+  convert [--hz N] [--platform NAME|FILE] INPUT OUTPUT
         Turn 'perf script' or 'trace-cmd report' text (power:cpu_idle,
-        irq, timer and sched_switch events) into a trace file; OUTPUT '-'
-        writes to standard output.
+        irq, IPI, timer and sched_switch events) into a trace file; OUTPUT
+        '-' writes to standard output.  --platform: the recorded machine's
+        table, which says which states poll.
   leaks
         Only the leak check of 'check' (LeakSanitizer on valid validate,
         run, report and list); 'check' skips it when traced, as under the
         strace of 'scripts/teo check', which runs this step untraced.
-  run ARGS...   pass ARGS to the tool's run command (see 'list')
+  run ARGS...   pass ARGS to the tool's run command (see 'list'; --per-state
+                adds each state's usage, time, above and below)
   list          governors, platforms and scenarios
 
 Options:
@@ -440,8 +442,13 @@ cmd_diff() {
 
 cmd_convert() {
 	local hz=250 bin tmp
+	local -a plat=()
 	while [ $# -gt 0 ]; do
 		case $1 in
+		--platform)
+			[ $# -ge 2 ] || usage_error "--platform needs a value"
+			plat=(--platform "$2")
+			shift ;;
 		--hz)
 			[ $# -ge 2 ] || usage_error "--hz needs a value"
 			case $2 in
@@ -459,13 +466,19 @@ cmd_convert() {
 	[ $# -eq 2 ] || usage_error "convert needs INPUT and OUTPUT"
 	[ "$1" = - ] || [ -f "$1" ] || usage_error "convert: no such file: '$1'"
 	trees cached
+	# A table named rather than given as a file is looked up in the corpus.
+	case ${plat[1]:-x.plat} in
+	*/*|*.plat) data_args=() ;;
+	*) corpus ;;
+	esac
 	bin=$(build idle-replay)/idle-replay || exit 1
+	plat=("${data_args[@]}" "${plat[@]}")
 	if [ "$2" != - ]; then
-		"$bin" convert --hz "$hz" "$1" "$2"
+		"$bin" convert --hz "$hz" "${plat[@]}" "$1" "$2"
 		return
 	fi
 	tmp=$(mktemp -d)
-	"$bin" convert --hz "$hz" "$1" "$tmp/out.trace" || { rm -rf "$tmp"; exit 1; }
+	"$bin" convert --hz "$hz" "${plat[@]}" "$1" "$tmp/out.trace" || { rm -rf "$tmp"; exit 1; }
 	cat "$tmp/out.trace"
 	rm -rf "$tmp"
 }

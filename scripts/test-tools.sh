@@ -164,6 +164,94 @@ bad_input "series export: bad --version" 2 "--version: 'x' is not a positive" \
 bad_input "series: unknown command" 2 "unknown command 'nosuch'" -- "$scripts/teo" series nosuch
 bad_input "teo check: extra argument" 2 "check takes no arguments, got 'x'" -- "$scripts/teo" check x
 
+# --record and the replay of recordings (bench.sh --report): bad input is
+# named before anything is printed, built or measured.
+rec=$tmp/rec
+mkdir -p "$rec/record"
+printf 'workload\tgovernor\trun\tmetric\tunit\textra\tC1_usage\tC1_time_us\tC1_above\tC1_below\n' > "$rec/runs.tsv"
+printf 'fio\tteo\t1\t700\tIOPS (higher is better)\t-\t10\t100\t0\t0\n' >> "$rec/runs.tsv"
+printf 'name recorded\nstate C1 1 1\n' > "$rec/platform.plat"
+: > "$rec/record/fio-teo-1.txt"
+bad_input "bench: --report of an empty recording" 1 "fio-teo-1.txt: empty recording" \
+	-- "$scripts/bench.sh" --report "$rec" --no-plot
+printf 'cpus=2\n   fio-1 [000] 1.000000: sched_switch: fio:1 [120] S ==> swapper/0:0 [120]\n' \
+	> "$rec/record/fio-teo-1.txt"
+bad_input "bench: --report of a recording without idle events" 1 \
+	"fio-teo-1.txt: not a trace-cmd report of a run: no cpu_idle event" \
+	-- "$scripts/bench.sh" --report "$rec" --no-plot
+printf '  <idle>-0 [000] 1.000000: cpu_idle: state=0 cpu_id=0\n' > "$rec/record/fio-teo-1.txt"
+rm "$rec/platform.plat"
+bad_input "bench: --report of recordings without a table" 1 \
+	"no lab table for the recordings: $rec/platform.plat is missing" \
+	-- "$scripts/bench.sh" --report "$rec" --no-plot
+bad_input "bench: --lab-platform file missing" 2 "--lab-platform: no such file: '$tmp/none.plat'" \
+	-- "$scripts/bench.sh" --report "$rec" --lab-platform "$tmp/none.plat"
+bad_input "bench: bad --lab-govs" 2 "--lab-govs: 'teo' is not KERNEL_GOVERNOR=LAB_LABEL" \
+	-- "$scripts/bench.sh" --report "$rec" --lab-govs teo
+bad_input "bench: --lab-platform without --report" 2 "go with --report DIR" \
+	-- "$scripts/bench.sh" --lab-platform x.plat
+bad_input "bench: --record with TEO_TRACE_CMD missing" 1 \
+	"--record: TEO_TRACE_CMD=$tmp/no-trace-cmd is not an executable command" \
+	TEO_TRACE_CMD="$tmp/no-trace-cmd" -- "$scripts/bench.sh" --record -w hackbench
+if ! command -v trace-cmd >/dev/null 2>&1; then
+	bad_input "bench: --record without trace-cmd" 1 "'trace-cmd' not found: it comes from the Debian package trace-cmd" \
+		-- "$scripts/bench.sh" --record -w hackbench
+elif [ "$(id -u)" != 0 ]; then
+	skip "bench: --record without trace-cmd" "needs root to hide trace-cmd in a mount namespace"
+else
+	# An overlay over trace-cmd's folder whose upper layer holds a whiteout
+	# for it: trace-cmd is gone in that mount namespace only.
+	bin_dir=$(dirname "$(readlink -f "$(command -v trace-cmd)")")
+	mkdir -p "$tmp/ovl/upper" "$tmp/ovl/work"
+	mknod "$tmp/ovl/upper/trace-cmd" c 0 0
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	bad_input "bench: --record without trace-cmd" 1 "'trace-cmd' not found: it comes from the Debian package trace-cmd" \
+		-- unshare --mount -- sh -c 'mount -t overlay overlay -o "lowerdir=$1,upperdir=$2/upper,workdir=$2/work" "$1" && shift 2 && exec "$@"' \
+		sh "$bin_dir" "$tmp/ovl" "$scripts/bench.sh" --record -w hackbench
+fi
+bad_input "run: --record, a profile the lab has no table for" 2 \
+	"--record: the replay lab has no table for profile 'i5-10600K' \(no $tmp/empty/i5-10600k.plat\)" \
+	TEO_LAB_PLATFORMS="$tmp/empty" -- "$scripts/teo" run --record --cases main
+
+# Every cpuidle-emu profile has a lab table with the same states (the
+# replay of a recorded VM run uses it); where the module adds the POLL
+# state of intel_idle and the lab's table has none (alder-lake, skylake),
+# vm-bench.sh --record adds it to a copy.
+emu_tables() {
+	awk '
+		/^static const struct emu_state emu_[a-z0-9_]+\[\] = \{/ {
+			arr = $5; sub(/\[\]$/, "", arr); on = 1; list[arr] = ""
+		}
+		on {
+			line = $0
+			while (match(line, /\{ "[^"]*", [0-9]+U?, [0-9]+U? \}/)) {
+				e = substr(line, RSTART, RLENGTH); line = substr(line, RSTART + RLENGTH)
+				gsub(/[{}",U]/, "", e); split(e, f, " ")
+				list[arr] = list[arr] " " f[2] "/" f[3]
+			}
+			if ($0 ~ /\};/) on = 0
+		}
+		/^\t\{ "[^"]+", (true|false), emu_[a-z0-9_]+ \},/ {
+			p = $2; gsub(/[",]/, "", p); poll = $3 == "true,"
+			a = $4; sub(/ *\},?$/, "", a)
+			printf "%s%s%s\n", tolower(p), poll ? " 0/0" : "", list[a]
+		}' "$TEO_REPO/tools/cpuidle-emu/cpuidle-emu.c"
+}
+bad_tables=
+n_tables=0
+while read -r name want; do
+	n_tables=$((n_tables + 1))
+	got=$(awk '$1 == "state" { printf "%s%s/%s", n++ ? " " : "", $3, $4 }' \
+		"$TEO_REPO/tools/idle-replay/platforms/$name.plat" 2>/dev/null)
+	[ "$got" = "$want" ] || [ "0/0 $got" = "$want" ] ||
+		bad_tables="$bad_tables $name (lab: '$got', module: '$want')"
+done < <(emu_tables | sed 's/ \+/ /g')
+if [ "$n_tables" -ge 11 ] && [ -z "$bad_tables" ]; then
+	pass "record: each of the $n_tables cpuidle-emu profiles has the same table in tools/idle-replay/platforms"
+else
+	flunk "record: cpuidle-emu profiles and lab tables" "$n_tables profiles;$bad_tables"
+fi
+
 # --help must print help and do nothing else (no dependency check).
 help_ok() {
 	local name=$1 pattern=$2 status=0

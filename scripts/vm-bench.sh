@@ -49,6 +49,12 @@ Options:
   --idle-runtime S    seconds per idle-trap run (default 60)
   --ceiling-states L  the ceiling's table (default 1/1); "none" skips it
   --disk-latency NS   completion latency of the null-co disk (default 200000)
+  --accel MODE        auto, kvm or tcg (scripts/vm.sh --accel; default auto)
+  --record            record every run with trace-cmd (scripts/bench.sh
+                      --record) and replay the recordings in the replay lab
+                      on the emulated table (the profile's file in
+                      tools/idle-replay/platforms/, or the --states list):
+                      the summary adds "Lab prediction vs kernel"
   --out DIR           results folder (default \$TEO_CACHE/vm-bench/DATE)
   --help              show this text
 
@@ -58,6 +64,49 @@ with the defaults, plus the kernel build the first time (12-16 min with a
 cold ccache).  Disk: about 3 GiB for the tree and the build.
 Environment: KERNEL_SRC, TEO_CACHE (see scripts/prepare-tree.sh), TEO_LOCK
 EOF2
+}
+
+# The replay lab's table of cpuidle-emu profile $1 (TEO_LAB_PLATFORMS:
+# another folder of .plat files).
+lab_table_of_profile() {
+	local dir=${TEO_LAB_PLATFORMS:-$TEO_REPO/tools/idle-replay/platforms} f
+	f=$dir/$(printf '%s' "$1" | tr '[:upper:]' '[:lower:]').plat
+	[ -f "$f" ] ||
+		usage_error "--record: the replay lab has no table for profile '$1' (no $f); use --states, or add the table"
+	printf '%s\n' "$f"
+}
+
+# Lab table $1 as session $2's guest registers it: cpuidle-emu gives the
+# Intel client profiles the POLL state intel_idle always adds, which some
+# lab tables (alder-lake, skylake) leave out; then a copy with it is used.
+lab_table_with_poll() {
+	local table=$1 p=$profile copy
+	[ "$2" != idle-trap ] || p=mt8196
+	if [ -n "$states" ] && [ "$2" = main ] ||
+	   ! grep -qi "^[[:space:]]*{ \"$p\", true, emu_" "$TEO_REPO/tools/cpuidle-emu/cpuidle-emu.c" ||
+	   grep -q '^state .* poll' "$table"; then
+		printf '%s\n' "$table"
+		return 0
+	fi
+	copy=$out/lab-$(basename "$table")
+	awk '/^state / && !done { print "state POLL 0 0 poll"; done = 1 } { print }' "$table" > "$copy"
+	printf '%s\n' "$copy"
+}
+
+# A --states list as a lab table, named as cpuidle-emu names the states.
+states_plat() {
+	local item i=0 rest=$1
+	printf 'name states\ntitle cpuidle-emu states=%s\n' "$1"
+	if [ "$rest" = poll ] || [ "${rest#poll,}" != "$rest" ]; then
+		echo "state POLL 0 0 poll"
+		i=1
+		rest=${rest#poll}
+		rest=${rest#,}
+	fi
+	for item in ${rest//,/ }; do
+		printf 'state S%d %d %d\n' "$i" "$((10#${item%/*}))" "$((10#${item#*/}))"
+		i=$((i + 1))
+	done
 }
 
 vm_args=()
@@ -74,15 +123,18 @@ out=
 profile=i5-10600K
 states=
 disk_latency=
+accel=
+record=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--profile|--states|--governors|--runs|--workloads|--fio-runtime|\
-	--disk-latency|--out|--cases|--hz|--idle-runtime|--ceiling-states)
+	--disk-latency|--out|--cases|--hz|--idle-runtime|--ceiling-states|--accel)
 		[ $# -ge 2 ] || usage_error "$1 needs a value"
 		case $1 in
 		--profile) profile=$2 ;;
 		--states) states=$2 ;;
 		--disk-latency) disk_latency=$2 ;;
+		--accel) accel=$2 ;;
 		--governors) governors=$2 ;;
 		--runs) runs=$2 ;;
 		--workloads) workloads=$2 ;;
@@ -96,6 +148,7 @@ while [ $# -gt 0 ]; do
 		shift
 		;;
 	--as-is) as_is=1 ;;
+	--record) record=1 ;;
 	--help|-h) usage; exit 0 ;;
 	--) shift; break ;;
 	*) usage_error "unknown argument '$1'" ;;
@@ -119,6 +172,7 @@ done
 vm_args=(--hz "$hz")
 [ "$as_is" = 0 ] || vm_args+=(--as-is)
 [ -z "$disk_latency" ] || vm_args+=(--disk-latency "$disk_latency")
+[ -z "$accel" ] || vm_args+=(--accel "$accel")
 main_vm=("${vm_args[@]}")
 if [ -n "$states" ]; then
 	main_vm+=(--states "$states")
@@ -129,6 +183,7 @@ else
 fi
 bench=(scripts/bench.sh --governors "$governors" --runs "$runs"
        --fio-runtime "$fio_runtime" --idle-runtime "$idle_runtime" --no-report)
+[ "$record" = 0 ] || bench+=(--record)
 main_bench=("${bench[@]}")
 [ -z "$workloads" ] || main_bench+=(--workloads "$workloads")
 case ",${workloads:-fio}," in
@@ -140,11 +195,24 @@ idle_bench=("${bench[@]}" --workloads idle "${bench_extra[@]}")
 "$TEO_REPO/scripts/bench.sh" --check-args "${main_bench[@]:1}"
 [ -z "$out" ] || need_writable_dir "$out" "--out $out"
 "$TEO_REPO/scripts/vm.sh" --check-args "${main_vm[@]}"
+# The lab's table of each session: the profile's file, or the --states list.
+main_table=
+idle_table=
+if [ "$record" = 1 ]; then
+	if [ -z "$states" ]; then
+		main_table=$(lab_table_of_profile "$profile") || exit
+	fi
+	case ",$cases," in
+	*,idle-trap,*) idle_table=$(lab_table_of_profile mt8196) || exit ;;
+	esac
+fi
 
 if ! "$TEO_REPO/scripts/deps.sh" --check >/dev/null 2>&1; then
 	"$TEO_REPO/scripts/deps.sh"
 fi
 need_cmd jq
+# The guest runs the host's trace-cmd.
+[ "$record" = 0 ] || need_cmd trace-cmd
 
 tree_label=
 [ "$as_is" = 0 ] || tree_label=" of ${KERNEL_SRC:-the Debian base} as it is"
@@ -176,6 +244,20 @@ session() {
 	printf '%s (QEMU %s, 2 vCPUs, HZ=%s)\n' "$title" "$accel" "$hz" > "$dir/title"
 }
 
+# Replay options of bench.sh --report for session $1 (see --record).
+lab_args() {
+	local table=$main_table
+	[ "$record" = 1 ] || return 0
+	[ "$1" != idle-trap ] || table=$idle_table
+	if [ "$1" = main ] && [ -n "$states" ]; then
+		table=$out/lab-states.plat
+		states_plat "$states" > "$table"
+	fi
+	table=$(lab_table_with_poll "$table" "$1")
+	printf '%s\n' --lab-platform "$table" --hz "$hz"
+	[ "$as_is" = 0 ] || printf '%s\n' --lab-govs teo=teo-base
+}
+
 session_dir() {
 	if [ "$1" = main ]; then echo "$out"; else echo "$out/$1"; fi
 }
@@ -192,9 +274,12 @@ done
 # The newest complete result, for the cover letter of the series.
 mkdir -p "$TEO_CACHE/vm-bench"
 ln -sfn "$out" "$TEO_CACHE/vm-bench/latest"
+# A report that fails (a recording the lab cannot replay) fails the job.
+set -o pipefail
 for c in ${cases//,/ }; do
 	echo
 	cat "$(session_dir "$c")/title"
-	"$TEO_REPO/scripts/bench.sh" --report "$(session_dir "$c")/bench"
+	mapfile -t lab < <(lab_args "$c")
+	"$TEO_REPO/scripts/bench.sh" --report "$(session_dir "$c")/bench" "${lab[@]}"
 done | tee "$out/summary.txt"
 note "done: build $((built - start)) s, boots and benchmarks $((SECONDS - built)) s; summary in $out/summary.txt"

@@ -112,6 +112,10 @@ struct cli cli_parse(int argc, char **argv, const char *allowed)
 			c.targets = true;
 			continue;
 		}
+		if (!strcmp(a, "--per-state")) {
+			c.per_state = true;
+			continue;
+		}
 		if (i + 1 == argc)
 			die("option %s needs a value", a);
 		set_opt(&c, a + 2, argv[++i]);

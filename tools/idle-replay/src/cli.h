@@ -22,6 +22,7 @@ struct cli {
 	u64 decisions, seed, jobs, rounds;
 	int hz;
 	bool targets;		/* --targets: the targets are a gate too */
+	bool per_state;		/* --per-state: run prints the counters */
 	const struct gov_entry *gov[MAX_GOVS];
 	int ngov;
 	char *args[16];		/* positional arguments */

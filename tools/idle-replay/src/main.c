@@ -19,7 +19,9 @@ static const char usage[] =
 "\n"
 "  list                          governors, platforms, scenarios\n"
 "  run (--scenario NAME | --trace FILE) [--platform NAME|FILE] [--gov L]...\n"
-"                                metrics of one timeline, oracle first\n"
+"      [--per-state]             metrics of one timeline, oracle first; with\n"
+"                                --per-state also each state's usage, time,\n"
+"                                above and below, summed over the CPUs\n"
 "  report --out DIR [--gov L]... [--scenario NAME|FAMILY] [--jobs N]\n"
 "         [--gates FILE] [--intended FILE --kunit FILE]\n"
 "                                the Markdown report, results.tsv, plot data\n"
@@ -32,7 +34,9 @@ static const char usage[] =
 "  fuzz [--decisions N] [--seed S] [--gov L]... [--must-pass L,...]\n"
 "                                randomized contract check\n"
 "  validate FILE...              parse platform (.plat) or trace files\n"
-"  convert [--hz N] INPUT OUTPUT perf script / trace-cmd report -> trace\n"
+"  convert [--hz N] [--platform NAME|FILE] INPUT OUTPUT\n"
+"                                perf script / trace-cmd report -> trace\n"
+"                                (the table tells which states poll)\n"
 "\n"
 "  overhead [--gov L]... [--rounds N]\n"
 "                                ns per select+reflect of each governor\n"
@@ -74,9 +78,32 @@ static int cmd_list(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * Each state's counters per governor, as the cpuidle core keeps them and
+ * sysfs shows them (time in us), summed over the CPUs: to be set beside a
+ * live kernel's.
+ */
+static void per_state_table(const struct corpus *c, const struct result *rs)
+{
+	const struct platform *p = &c->ps[0];
+	int g, i;
+
+	printf("\nper state, summed over the CPUs (time in us):\n");
+	printf("  %-14s %5s %-16s %12s %14s %10s %10s\n", "governor", "state",
+	       "name", "usage", "time", "above", "below");
+	for (g = 0; g < c->ng; g++)
+		for (i = 0; i < p->drv.state_count; i++)
+			printf("  %-14s %5d %-16s %12llu %14llu %10llu %10llu\n",
+			       c->gov[g]->label, i, p->names[i],
+			       (unsigned long long)rs[g].usage[i],
+			       (unsigned long long)(rs[g].time_ns[i] / 1000),
+			       (unsigned long long)rs[g].above_n[i],
+			       (unsigned long long)rs[g].below_n[i]);
+}
+
 static int cmd_run(int argc, char **argv)
 {
-	struct cli cl = cli_parse(argc, argv, "data scenario trace platform gov");
+	struct cli cl = cli_parse(argc, argv, "data scenario trace platform gov per-state");
 	struct corpus c = { 0 };
 	struct result *rs;
 	int g;
@@ -118,6 +145,8 @@ static int cmd_run(int argc, char **argv)
 		       c.gov[g]->label, (unsigned long long)rs[g].decisions,
 		       rs[g].cpu_seconds > 0 ? rs[g].decisions / rs[g].cpu_seconds : 0);
 	printf("\n");
+	if (cl.per_state)
+		per_state_table(&c, rs);
 	free(rs);
 	free(c.ps);
 	if (cl.trace) {
@@ -178,15 +207,24 @@ static int cmd_validate(int argc, char **argv)
 
 static int cmd_convert(int argc, char **argv)
 {
-	struct cli c = cli_parse(argc, argv, "hz");
+	struct cli c = cli_parse(argc, argv, "hz data platform");
+	unsigned int poll_mask = 0;
+	struct platform *ps;
 	char tmp[1024];
 	FILE *in, *out;
-	int err;
+	int err, i;
 
 	if (c.nargs != 2)
 		die("convert needs INPUT and OUTPUT ('-' for standard input)");
 	if (c.hz && c.hz != 100 && c.hz != 250 && c.hz != 300 && c.hz != 1000)
 		die("--hz wants 100, 250, 300 or 1000");
+	if (c.platform) {
+		cli_platforms(&c, &ps);
+		for (i = 0; i < ps->drv.state_count; i++)
+			if (ps->drv.states[i].flags & CPUIDLE_FLAG_POLLING)
+				poll_mask |= 1U << i;
+		free(ps);
+	}
 	in = strcmp(c.args[0], "-") ? fopen(c.args[0], "r") : stdin;
 	if (!in)
 		die("%s: %s", c.args[0], strerror(errno));
@@ -194,7 +232,7 @@ static int cmd_convert(int argc, char **argv)
 	out = fopen(tmp, "w");
 	if (!out)
 		die("cannot write %s: %s", tmp, strerror(errno));
-	err = trace_convert(in, c.args[0], out, c.hz ? c.hz : 250);
+	err = trace_convert(in, c.args[0], out, c.hz ? c.hz : 250, poll_mask);
 	if (in != stdin)
 		fclose(in);
 	if (fclose(out) || err) {

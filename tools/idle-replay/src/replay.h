@@ -154,7 +154,8 @@ extern const int replay_nfamilies;
 /* Trace files and the perf/trace-cmd converter (trace.c). */
 int trace_load(const char *path, struct scenario *s);
 void trace_free(struct scenario *s);
-int trace_convert(FILE *in, const char *name, FILE *out, int hz);
+int trace_convert(FILE *in, const char *name, FILE *out, int hz,
+		  unsigned int poll_mask);
 
 /* --- governors --------------------------------------------------------- */
 
@@ -231,6 +232,10 @@ struct result {
 	double trap_s, trap_start_s;	/* longest shallow stretch */
 	double trap_share;		/* ... in % of the run */
 	double share[CPUIDLE_STATE_MAX];	/* time share per state, % */
+	u64 usage[CPUIDLE_STATE_MAX];		/* the core's counters, */
+	u64 time_ns[CPUIDLE_STATE_MAX];		/* summed over CPUs */
+	u64 above_n[CPUIDLE_STATE_MAX];
+	u64 below_n[CPUIDLE_STATE_MAX];
 	double cpu_seconds;
 	int diverged;			/* -1: not compared, 0/1 vs the partner */
 	u64 plan_misses;		/* oracle: decisions off its plan */

@@ -73,8 +73,13 @@ static void derive(struct result *r, const struct metrics *m, bool closed)
 	r->lat_p99 = p99_us(m);
 	r->tick_wrong = pct(m->tick_kept_hit + m->tick_stop_early, m->tick_running);
 	r->adapt = m->adapt_switches ? (double)m->adapt_entries / m->adapt_switches : -1;
-	for (i = 0; i < CPUIDLE_STATE_MAX; i++)
+	for (i = 0; i < CPUIDLE_STATE_MAX; i++) {
 		r->share[i] = pct(m->time_ns[i], time);
+		r->usage[i] = m->usage[i];
+		r->time_ns[i] = m->time_ns[i];
+		r->above_n[i] = m->above[i];
+		r->below_n[i] = m->below[i];
+	}
 	r->cpu_seconds = m->cpu_seconds;
 	r->diverged = -1;
 }

@@ -322,22 +322,64 @@ void trace_free(struct scenario *s)
 
 enum cause { C_NONE, C_TICK, C_TIMER, C_IRQ };
 
+/* Resolution of the tick's phase in the recording: 1/TICK_PHASES tick. */
+#define TICK_PHASES	100
+
+/*
+ * Handlers that run inside the idle state (a halting state entered with
+ * sti; hlt, a polling state) come before the idle exit.  A halting state
+ * wakes once: everything inside it is that wakeup.  A polling state polls
+ * on through interrupts that bring no work: there the wakeup is the last
+ * burst of handlers (events less than BURST_NS apart), and only if the
+ * exit follows it within POLL_EXIT_NS.  Both are generous because under
+ * QEMU TCG a tick and its softirq take a hundred microseconds or more.
+ */
+#define BURST_NS	(200 * US)
+#define POLL_EXIT_NS	(200 * US)
+
 struct conv_cpu {
-	bool idle, open, switched;
-	u64 exit;
+	bool idle, open, switched, poll;
+	bool settled;		/* the cause came from inside the idle state */
+	bool rcu, pend_rcu;	/* the tick ran RCU's softirq */
+	int state;		/* the state entered, while idle */
+	u64 entry;		/* idle entry */
+	u64 exit, wake;		/* idle exit; the wakeup (burst or exit) */
 	enum cause cause;
+	enum cause pend;	/* the last burst inside the idle period */
+	u64 pend_t, pend_last;
 };
 
 struct conv {
 	const char *name;
 	int line;
+	unsigned int poll_mask;	/* states that poll */
 	bool have_base, any_switch;
 	u64 base;
 	struct conv_cpu cpu[MAX_CPUS];
-	struct { u64 t, gap; int cpu; bool switched; enum cause c; } *out;
+	struct { u64 t, gap; int cpu; bool switched, snap; enum cause c; } *out;
+	unsigned long phase[TICK_PHASES];	/* tick times modulo the tick */
 	size_t n, cap;
-	unsigned long ticks;
+	u64 tick_ns;
+	unsigned long ticks, poll_ends, stopped_ticks, busy_timers, rcu_ticks;
 };
+
+static void conv_push(struct conv *cv, int cpu, u64 t, u64 gap, bool switched,
+		      enum cause cause)
+{
+	if (cv->n == cv->cap) {
+		cv->cap = cv->cap ? 2 * cv->cap : 4096;
+		cv->out = realloc(cv->out, cv->cap * sizeof(*cv->out));
+		if (!cv->out)
+			die("out of memory");
+	}
+	cv->out[cv->n].t = t;
+	cv->out[cv->n].gap = gap;
+	cv->out[cv->n].switched = switched;
+	cv->out[cv->n].snap = false;
+	cv->out[cv->n].cpu = cpu;
+	cv->out[cv->n].c = cause;
+	cv->n++;
+}
 
 /* "12345.678901:" -> ns; false if @tok is not a timestamp. */
 static bool parse_stamp(const char *tok, u64 *ns)
@@ -385,24 +427,46 @@ static bool is_tick_fn(const char *fn)
 static void conv_emit(struct conv *cv, int cpu, u64 t)
 {
 	struct conv_cpu *c = &cv->cpu[cpu];
+	bool tick = false;
 
 	c->open = false;
+	/*
+	 * The lab runs its own tick, so tick wakeups are left out: all but
+	 * those after more than a tick period of idle.  The tick was stopped
+	 * then, and its timer fired at the next event tick_nohz programmed
+	 * for it (a timer-wheel expiry, also of a timer deleted since; RCU),
+	 * with nothing of the kind for the lab to run: a timer arrival, which
+	 * the kernel's sleep length saw coming.
+	 */
 	if (c->cause == C_TICK) {
-		cv->ticks++;
+		tick = true;
+		if (c->rcu) {
+			/*
+			 * RCU needed the CPU: tick_nohz kept the tick and
+			 * gave the next tick as the next event, so the
+			 * governor saw it coming, which the lab (no RCU)
+			 * does not know.  A timer arrival.
+			 */
+			cv->rcu_ticks++;
+		} else if (c->wake - c->entry <= cv->tick_ns + cv->tick_ns / 8) {
+			cv->ticks++;
+			return;
+		} else {
+			cv->stopped_ticks++;
+		}
+		c->cause = C_TIMER;
+	}
+	/*
+	 * Polling that ended with nothing to do and no handler: its time
+	 * limit (the lab polls to the same limit), not an arrival.
+	 */
+	if (c->cause == C_NONE && c->poll && cv->any_switch && !c->switched) {
+		cv->poll_ends++;
 		return;
 	}
-	if (cv->n == cv->cap) {
-		cv->cap = cv->cap ? 2 * cv->cap : 4096;
-		cv->out = realloc(cv->out, cv->cap * sizeof(*cv->out));
-		if (!cv->out)
-			die("out of memory");
-	}
-	cv->out[cv->n].t = c->exit - cv->base;
-	cv->out[cv->n].gap = t - c->exit;
-	cv->out[cv->n].switched = c->switched;
-	cv->out[cv->n].cpu = cpu;
-	cv->out[cv->n].c = c->cause == C_TIMER ? C_TIMER : C_IRQ;
-	cv->n++;
+	conv_push(cv, cpu, c->wake, t - c->exit, c->switched,
+		  c->cause == C_TIMER ? C_TIMER : C_IRQ);
+	cv->out[cv->n - 1].snap = tick;
 }
 
 static void conv_idle(struct conv *cv, int cpu, u64 t, const char *rest)
@@ -417,6 +481,12 @@ static void conv_idle(struct conv *cv, int cpu, u64 t, const char *rest)
 		if (c->open)
 			conv_emit(cv, cpu, t);
 		c->idle = true;
+		c->entry = t;
+		c->state = atoi(st);
+		c->poll = c->state >= 0 && c->state < CPUIDLE_STATE_MAX &&
+			  (cv->poll_mask >> c->state & 1);
+		c->pend = C_NONE;
+		c->pend_rcu = false;
 		return;
 	}
 	if (!c->idle)
@@ -425,26 +495,114 @@ static void conv_idle(struct conv *cv, int cpu, u64 t, const char *rest)
 	c->open = true;
 	c->switched = false;
 	c->exit = t;
+	c->wake = t;
 	c->cause = C_NONE;
+	c->settled = false;
+	c->rcu = false;
+	if (c->pend != C_NONE && (!c->poll || t - c->pend_last <= POLL_EXIT_NS)) {
+		c->cause = c->pend;
+		c->wake = c->pend_t;
+		c->settled = true;
+		c->rcu = c->pend_rcu;
+	}
 }
 
-static void conv_cause(struct conv *cv, int cpu, enum cause cause)
+static void conv_cause(struct conv *cv, int cpu, u64 t, enum cause cause)
 {
 	struct conv_cpu *c = &cv->cpu[cpu];
 
-	if (!c->open)
+	if (c->idle) {
+		if (c->pend == C_NONE ||
+		    (c->poll && t - c->pend_last > BURST_NS)) {
+			c->pend = cause;
+			c->pend_t = t;
+		} else if (c->pend == C_TICK && cause != C_TICK) {
+			c->pend = cause;
+		}
+		c->pend_last = t;
 		return;
-	if (c->cause == C_NONE || (c->cause == C_TICK && cause != C_TICK))
+	}
+	/*
+	 * After the exit, the first cause is the wakeup's when the handlers
+	 * run only once the state is left (intel_idle's mwait).
+	 */
+	if (c->open && !c->settled &&
+	    (c->cause == C_NONE || (c->cause == C_TICK && cause != C_TICK))) {
 		c->cause = cause;
+		c->settled = cause != C_TICK;
+		return;
+	}
+	/*
+	 * A timer that expires while the CPU is busy wakes nothing, but the
+	 * kernel's sleep length saw it coming before: an arrival without
+	 * work, so that the lab's sleep length sees it too.
+	 */
+	if (cause == C_TIMER && cv->have_base) {
+		conv_push(cv, cpu, t, 0, false, C_TIMER);
+		cv->busy_timers++;
+	}
+}
+
+/*
+ * The previous task's pid of a sched_switch: "prev_pid=N" (perf, trace-cmd
+ * report -N), or trace-cmd's plugin format "COMM:N [PRIO] S ==> ...".
+ */
+static bool switch_prev_pid(const char *rest, long *pid)
+{
+	const char *p = arg(rest, "prev_pid"), *end;
+
+	if (!p) {
+		end = strstr(rest, " [");
+		if (!end || !strstr(end, " ==> "))
+			return false;
+		for (p = end; p > rest && p[-1] != ':'; p--)
+			;
+		if (p == rest || p == end)
+			return false;
+	}
+	if (*p < '0' || *p > '9')
+		return false;
+	*pid = strtol(p, NULL, 10);
+	return true;
 }
 
 /* The idle task (pid 0) switching out means the wakeup brought work. */
-static void conv_switch(struct conv *cv, int cpu, const char *prev_pid)
+static void conv_switch(struct conv *cv, int cpu, const char *rest)
 {
+	long pid;
+
 	cv->any_switch = true;
-	if (cv->cpu[cpu].open && prev_pid && prev_pid[0] == '0' &&
-	    (prev_pid[1] == ' ' || !prev_pid[1]))
+	if (cv->cpu[cpu].open && switch_prev_pid(rest, &pid) && !pid)
 		cv->cpu[cpu].switched = true;
+}
+
+/* RCU's softirq, run by a tick: RCU kept the tick for itself. */
+static void conv_softirq(struct conv *cv, int cpu, const char *rest)
+{
+	struct conv_cpu *c = &cv->cpu[cpu];
+
+	if (!strstr(rest, "action=RCU") && !strstr(rest, "vec=9 "))
+		return;
+	if (c->idle && c->pend == C_TICK)
+		c->pend_rcu = true;
+	else if (!c->idle && c->open && c->cause == C_TICK)
+		c->rcu = true;
+}
+
+/* Device interrupts and IPIs: arm64's ipi_entry, x86's irq_vectors. */
+static bool is_irq_event(const char *name)
+{
+	static const char *const names[] = {
+		"irq_handler_entry", "ipi_entry", "reschedule_entry",
+		"call_function_entry", "call_function_single_entry",
+		"irq_work_entry", "x86_platform_ipi_entry",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
 }
 
 static void conv_event(struct conv *cv, int cpu, u64 t, const char *ev,
@@ -460,14 +618,20 @@ static void conv_event(struct conv *cv, int cpu, u64 t, const char *ev,
 		memmove(name, colon + 1, strlen(colon));
 	if (!strcmp(name, "cpu_idle"))
 		conv_idle(cv, cpu, t, rest);
-	else if (!strcmp(name, "irq_handler_entry") || !strcmp(name, "ipi_entry"))
-		conv_cause(cv, cpu, C_IRQ);
+	else if (is_irq_event(name))
+		conv_cause(cv, cpu, t, C_IRQ);
 	else if (!strcmp(name, "hrtimer_expire_entry") ||
-		 !strcmp(name, "timer_expire_entry"))
-		conv_cause(cv, cpu, is_tick_fn(arg(rest, "function")) ?
-			   C_TICK : C_TIMER);
+		 !strcmp(name, "timer_expire_entry")) {
+		bool tick = is_tick_fn(arg(rest, "function"));
+
+		if (tick)
+			cv->phase[(t % cv->tick_ns) * TICK_PHASES / cv->tick_ns]++;
+		conv_cause(cv, cpu, t, tick ? C_TICK : C_TIMER);
+	}
 	else if (!strcmp(name, "sched_switch"))
-		conv_switch(cv, cpu, arg(rest, "prev_pid"));
+		conv_switch(cv, cpu, rest);
+	else if (!strcmp(name, "softirq_entry"))
+		conv_softirq(cv, cpu, rest);
 }
 
 /* Find "[NNN]" (the CPU), the timestamp and the event name on a line. */
@@ -524,12 +688,42 @@ static int by_out_time(const void *a, const void *b)
 	return *x < *y ? -1 : *x > *y;
 }
 
+/*
+ * The kernel's ticks fall on one grid on every CPU, the lab's on multiples
+ * of the tick from 0: start the timeline on the recorded grid (the most
+ * frequent phase of the tick's expiries, which come a little late), and
+ * put the arrivals that were ticks onto it, so that the lab's tick and a
+ * tick kept as an arrival are one wakeup, not two.
+ */
+static void conv_align(struct conv *cv)
+{
+	u64 tick = cv->tick_ns, phase, t0;
+	size_t i;
+	int b, best = 0;
+
+	for (b = 1; b < TICK_PHASES; b++)
+		if (cv->phase[b] > cv->phase[best])
+			best = b;
+	if (!cv->phase[best]) {
+		t0 = cv->base;
+	} else {
+		phase = (u64)best * tick / TICK_PHASES;
+		t0 = cv->base - (cv->base + tick - phase) % tick;
+	}
+	for (i = 0; i < cv->n; i++) {
+		cv->out[i].t -= t0;
+		if (cv->out[i].snap)
+			cv->out[i].t -= cv->out[i].t % tick;
+	}
+}
+
 static void conv_write(struct conv *cv, FILE *out, int hz)
 {
 	const char *base = strrchr(cv->name, '/');
 	size_t i;
 	int top = 0;
 
+	conv_align(cv);
 	qsort(cv->out, cv->n, sizeof(*cv->out), by_out_time);
 	for (i = 0; i < cv->n; i++)
 		top = max(top, cv->out[i].cpu + 1);
@@ -546,13 +740,16 @@ static void conv_write(struct conv *cv, FILE *out, int hz)
 	}
 }
 
-int trace_convert(FILE *in, const char *name, FILE *out, int hz)
+int trace_convert(FILE *in, const char *name, FILE *out, int hz,
+		  unsigned int poll_mask)
 {
 	struct conv *cv = xcalloc(1, sizeof(*cv));
 	char buf[4096];
 	int err = 0;
 
 	cv->name = name;
+	cv->poll_mask = poll_mask;
+	cv->tick_ns = SEC / (u64)hz;
 	while (!err && fgets(buf, sizeof(buf), in)) {
 		cv->line++;
 		err = conv_line(cv, buf);
@@ -564,8 +761,8 @@ int trace_convert(FILE *in, const char *name, FILE *out, int hz)
 	}
 	if (!err) {
 		conv_write(cv, out, hz);
-		fprintf(stderr, "idle-replay: %s: %zu wakeups, %lu tick wakeups left out\n",
-			name, cv->n, cv->ticks);
+		fprintf(stderr, "idle-replay: %s: %zu arrivals (%lu timers that expired while the CPU was busy, %lu ticks kept for RCU, %lu wakeups of a stopped tick), %lu tick wakeups and %lu ends of polling left out\n",
+			name, cv->n, cv->busy_timers, cv->rcu_ticks, cv->stopped_ticks, cv->ticks, cv->poll_ends);
 	}
 	free(cv->out);
 	free(cv);

@@ -113,6 +113,14 @@ check_converter() {
 		[ "$rc" = 0 ] && "$bin" run --trace "$dir/$name.trace" --platform rk3399 >/dev/null || rc=1
 		result "$rc" "converter: $name.txt gives tests/data/$name.trace, which replays"
 	done
+	# A VM's recording with --platform: the ends of polling (time limit,
+	# nothing to do, no handler) are no arrivals.
+	rc=0
+	"$bin" convert --platform "$LAB/platforms/i5-10600k.plat" "$LAB/tests/data/trace-cmd-vm.txt" \
+		"$dir/trace-cmd-vm.poll-trace" 2>"$dir/poll.err" || rc=$?
+	[ "$rc" = 0 ] && diff -u "$LAB/tests/data/trace-cmd-vm.poll-trace" "$dir/trace-cmd-vm.poll-trace" >&2 || rc=1
+	grep -q ' 11 ends of polling left out' "$dir/poll.err" || rc=1
+	result "$rc" "converter: with --platform a poll's time-limit exits are left out (tests/data/trace-cmd-vm.poll-trace)"
 	in=$LAB/tests/bad/perf-bad-cpu.txt
 	rc=0
 	if "$bin" convert "$in" "$dir/bad.trace" 2>"$dir/bad.err" ||
@@ -121,6 +129,32 @@ check_converter() {
 		rc=1
 	fi
 	result "$rc" "converter: bad input named with its line, nothing written"
+}
+
+# run --per-state: every governor's counters per state, which add up to its
+# entries (its decisions but for the periods still open at the end), and
+# whose time shares are the table's.
+per_state() {
+	local bin=$1 dir=$2 rc=0
+	"$bin" run --trace "$LAB/tests/data/trace-cmd.trace" --platform rk3399 \
+		--gov teo --per-state > "$dir/per-state.out" 2>&1 || rc=1
+	awk '
+		/decisions/ {
+			n = split($0, part, ";")
+			for (i = 1; i <= n; i++)
+				if (match(part[i], /[A-Za-z0-9.-]+: [0-9]+ decisions/)) {
+					split(substr(part[i], RSTART, RLENGTH), f, "[: ]+")
+					dec[f[1]] = f[2]
+				}
+		}
+		/^per state/ { on = 1; next }
+		on && NF == 7 && $2 ~ /^[0-9]+$/ { use[$1] += $4; rows[$1]++ }
+		END {
+			if (rows["oracle"] != 3 || rows["teo"] != 3) exit 1
+			for (g in dec)
+				if (use[g] > dec[g] || use[g] + 2 < dec[g]) exit 1
+		}' "$dir/per-state.out" || rc=1
+	result "$rc" "run --per-state: usage, time, above and below per governor and state, adding up to its entries"
 }
 
 # Governor sources: a missing kernel API is named; a file registering
@@ -171,11 +205,15 @@ no_leaks() {
 	"$asan" run --scenario s2-desktop-idle >/dev/null 2>>"$dir/leak.log" || rc=1
 	"$asan" run --trace "$LAB/tests/data/trace-cmd.trace" --platform rk3399 \
 		>/dev/null 2>>"$dir/leak.log" || rc=1
+	"$asan" run --trace "$LAB/tests/data/trace-cmd-vm.trace" --platform "$LAB/platforms/i5-10600k.plat" \
+		--per-state >/dev/null 2>>"$dir/leak.log" || rc=1
+	"$asan" convert --platform "$LAB/platforms/i5-10600k.plat" "$LAB/tests/data/trace-cmd-vm.txt" \
+		"$dir/leak.trace" >/dev/null 2>>"$dir/leak.log" || rc=1
 	"$asan" report --out "$dir/leak-report" --scenario S4 --platform rk3399 \
 		>/dev/null 2>>"$dir/leak.log" || rc=1
 	"$asan" list >/dev/null 2>>"$dir/leak.log" || rc=1
 	unset ASAN_OPTIONS
-	result "$rc" "no ASan/LeakSanitizer report on valid validate, run, report and list (log: $dir/leak.log)"
+	result "$rc" "no ASan/LeakSanitizer report on valid validate, run (also --per-state), convert (--platform), report and list (log: $dir/leak.log)"
 	rc=0
 	(cd "$dir/leak-report" && gnuplot plots.gp) >/dev/null 2>&1 || rc=1
 	result "$rc" "a report of one family (S4, no S6 sweep) plots with gnuplot"
@@ -280,6 +318,7 @@ tooling_tests() {
 	bad_files "$out/idle-replay" "$dir"
 	odd_tables "$out/idle-replay"
 	check_converter "$out/idle-replay" "$dir"
+	per_state "$out/idle-replay" "$dir"
 	governor_builds "$out"
 	no_leaks "$out/idle-replay-asan" "$dir"
 	script_arguments "$dir"
