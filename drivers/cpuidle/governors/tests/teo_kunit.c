@@ -17,8 +17,21 @@
  *   T       TICK_NSEC (4 ms with HZ=250; the tests hold for HZ 100..1000)
  *   H[i]    hits of bin i, I[i] intercepts of bin i, TH the tick bin hits
  *   ib, hb  intercepts and hits of the bins below the candidate state
+ *   R       total - hb, the wakeups that bear on a selection
  *   lat/res exit latency / target residency of a state
- * Decay: m -> m - (m >> 3); PULSE = 1024 is then added to one metric.
+ * Decay: m -> m - (m >> 3), or 0 when m >> 3 is 0 (m < 8); PULSE = 1024 is
+ * then added to one metric.
+ *
+ * The rules the comments apply, in short.  A wakeup is a hit in the bin of
+ * the sleep length only if the CPU woke at or after the timer (or a safety
+ * net woke it: polling timed out, or the tick fired) or the measured idle
+ * time is less than lat / 2 short of the sleep length; any other wakeup is
+ * an intercept in the bin of the measured idle time.  A selection with a
+ * choice fetches the sleep length first; the candidate is the deepest
+ * enabled state within the latency limit that fits into it.  The walk runs
+ * when 2 * ib > R; it starts from R - ib (what lies at or above the
+ * candidate), adds the intercepts of the bins below the candidate one by
+ * one, deepest first, and stops at the first bin where 2 * sum > R.
  */
 
 #include <kunit/static_stub.h>
@@ -193,6 +206,7 @@ struct teo_test_ctx {
 	bool tick_stopped;
 	bool tick_woke;
 	unsigned int sleep_length_calls;
+	unsigned int tick_woke_calls;
 	unsigned int latency_limit_calls;
 	unsigned int clock_calls;
 	unsigned int cpu_data_calls;
@@ -219,9 +233,15 @@ static bool teo_fake_tick_stopped(void)
 	return teo_test_current()->tick_stopped;
 }
 
+/* Like the tick code's flag, reading it clears it. */
 static bool teo_fake_tick_woke_cpu(void)
 {
-	return teo_test_current()->tick_woke;
+	struct teo_test_ctx *ctx = teo_test_current();
+	bool woke = ctx->tick_woke;
+
+	ctx->tick_woke_calls++;
+	ctx->tick_woke = false;
+	return woke;
 }
 
 static s64 teo_fake_latency_limit_ns(unsigned int cpu)
@@ -382,7 +402,6 @@ static int teo_test_timer(struct teo_test_ctx *ctx, s64 sleep_ns,
 	if (!*stop_tick && ctx->delta_tick_ns < sleep_ns) {
 		ctx->tick_woke = true;
 		teo_test_wake(ctx, idx, ctx->delta_tick_ns, ctx->delta_tick_ns);
-		ctx->tick_woke = false;
 	} else {
 		teo_test_wake(ctx, idx, sleep_ns, sleep_ns);
 	}
@@ -463,9 +482,13 @@ enum teo_test_metric {
 	TEO_TICK_HIT,
 };
 
-/* Expect @metric of @bin to hold @value and every other metric to be 0. */
-static void teo_test_expect_only(struct kunit *test, enum teo_test_metric metric,
-				 int bin, unsigned int value)
+/*
+ * Expect @metric of @bin to hold @value and every other metric to be 0;
+ * @what names the step in a failure message.
+ */
+static void teo_test_expect_only_in(struct kunit *test, const char *what,
+				    enum teo_test_metric metric, int bin,
+				    unsigned int value)
 {
 	struct teo_cpu *cpu_data = teo_test_data(test->priv);
 	int i;
@@ -475,13 +498,20 @@ static void teo_test_expect_only(struct kunit *test, enum teo_test_metric metric
 
 		KUNIT_EXPECT_EQ_MSG(test, cpu_data->bins[i].hits,
 				    mine && metric == TEO_HIT ? value : 0,
-				    "hits of bin %d", i);
+				    "%s: hits of bin %d", what, i);
 		KUNIT_EXPECT_EQ_MSG(test, cpu_data->bins[i].intercepts,
 				    mine && metric == TEO_INTERCEPT ? value : 0,
-				    "intercepts of bin %d", i);
+				    "%s: intercepts of bin %d", what, i);
 	}
-	KUNIT_EXPECT_EQ(test, cpu_data->tick_hits,
-			metric == TEO_TICK_HIT ? value : 0);
+	KUNIT_EXPECT_EQ_MSG(test, cpu_data->tick_hits,
+			    metric == TEO_TICK_HIT ? value : 0,
+			    "%s: tick bin hits", what);
+}
+
+static void teo_test_expect_only(struct kunit *test, enum teo_test_metric metric,
+				 int bin, unsigned int value)
+{
+	teo_test_expect_only_in(test, "after the update", metric, bin, value);
 }
 
 /* Hits of a CPU that stays idle past the deepest state (or the tick). */
@@ -541,6 +571,7 @@ static int teo_test_init(struct kunit *test)
 
 struct teo_update_case {
 	const char *desc;
+	const struct teo_test_driver *drv;	/* NULL: teo_ladder */
 	int entered;
 	s64 sleep_ns;
 	u64 idle_ns;
@@ -554,30 +585,61 @@ struct teo_update_case {
 /*
  * All on teo_ladder: bins 0 [0, 10 us), 1 [10, 100), 2 [100, 600),
  * 3 [600 us, T), tick bin [T, ...).  State 0 has no exit latency, so the
- * measured idle time of a wakeup from it is last_residency_ns itself.  The
- * timer bin is the bin of the sleep length (the tick bin once it reaches T).
+ * measured idle time of a wakeup from it is last_residency_ns itself, and
+ * half of its exit latency is 0: such a wakeup is a hit only if the CPU
+ * woke at or after the timer (span >= sleep length).  The timer bin is the
+ * bin of the sleep length (the tick bin once it reaches T).
  */
 static const struct teo_update_case teo_update_cases[] = {
 	{
-		.desc = "hit in bin 0: 3 us idle, 5 us timer",
+		/* Span == sleep length: the whole 5 us, bin 0 (10 us > 5). */
+		.desc = "hit in bin 0: woke by a 5 us timer",
 		.entered = 0, .sleep_ns = TEO_US(5),
-		.idle_ns = TEO_US(3), .span_ns = TEO_US(3),
+		.idle_ns = TEO_US(5), .span_ns = TEO_US(5),
 		.metric = TEO_HIT, .bin = 0,
 	}, {
-		.desc = "hit in bin 1: 20 us idle, 50 us timer",
+		.desc = "hit in bin 1: woke by a 50 us timer",
 		.entered = 0, .sleep_ns = TEO_US(50),
-		.idle_ns = TEO_US(20), .span_ns = TEO_US(20),
+		.idle_ns = TEO_US(50), .span_ns = TEO_US(50),
 		.metric = TEO_HIT, .bin = 1,
 	}, {
-		.desc = "hit in bin 2: 150 us idle, 300 us timer",
+		.desc = "hit in bin 2: woke by a 300 us timer",
 		.entered = 0, .sleep_ns = TEO_US(300),
-		.idle_ns = TEO_US(150), .span_ns = TEO_US(150),
+		.idle_ns = TEO_US(300), .span_ns = TEO_US(300),
 		.metric = TEO_HIT, .bin = 2,
 	}, {
-		.desc = "hit in bin 3: 700 us idle, 900 us timer",
+		/* 900 us < T for every HZ up to 1000: bin 3, not the tick bin. */
+		.desc = "hit in bin 3: woke by a 900 us timer",
+		.entered = 0, .sleep_ns = TEO_US(900),
+		.idle_ns = TEO_US(900), .span_ns = TEO_US(900),
+		.metric = TEO_HIT, .bin = 3,
+	}, {
+		/*
+		 * Idle and timer both in bin 0, but the CPU woke 5 - 3 = 2 us
+		 * before the timer, which is not below lat(0) / 2 = 0.
+		 */
+		.desc = "early in the timer's bin 0: 3 us idle, 5 us timer",
+		.entered = 0, .sleep_ns = TEO_US(5),
+		.idle_ns = TEO_US(3), .span_ns = TEO_US(3),
+		.metric = TEO_INTERCEPT, .bin = 0,
+	}, {
+		/* Both in bin 1, 50 - 20 = 30 us early. */
+		.desc = "early in the timer's bin 1: 20 us idle, 50 us timer",
+		.entered = 0, .sleep_ns = TEO_US(50),
+		.idle_ns = TEO_US(20), .span_ns = TEO_US(20),
+		.metric = TEO_INTERCEPT, .bin = 1,
+	}, {
+		/* Both in bin 2, 300 - 150 = 150 us early. */
+		.desc = "early in the timer's bin 2: 150 us idle, 300 us timer",
+		.entered = 0, .sleep_ns = TEO_US(300),
+		.idle_ns = TEO_US(150), .span_ns = TEO_US(150),
+		.metric = TEO_INTERCEPT, .bin = 2,
+	}, {
+		/* Both in bin 3, 900 - 700 = 200 us early. */
+		.desc = "early in the timer's bin 3: 700 us idle, 900 us timer",
 		.entered = 0, .sleep_ns = TEO_US(900),
 		.idle_ns = TEO_US(700), .span_ns = TEO_US(700),
-		.metric = TEO_HIT, .bin = 3,
+		.metric = TEO_INTERCEPT, .bin = 3,
 	}, {
 		.desc = "intercept in bin 0: 5 us idle, 300 us timer",
 		.entered = 0, .sleep_ns = TEO_US(300),
@@ -600,31 +662,40 @@ static const struct teo_update_case teo_update_cases[] = {
 		.idle_ns = TEO_US(800), .span_ns = TEO_US(800),
 		.metric = TEO_INTERCEPT, .bin = 3,
 	}, {
+		/*
+		 * Sleep length 3T >= T and 2T of idle >= T: the tick bin, which
+		 * records idle periods past T whatever ended them.
+		 */
 		.desc = "tick bin hit: 2T idle, 3T timer",
 		.entered = 0, .sleep_ns = 3 * TEO_TICK,
 		.idle_ns = 2 * TEO_TICK, .span_ns = 2 * TEO_TICK,
 		.metric = TEO_TICK_HIT,
 	}, {
-		/* res(2) <= idle: the bin starts at the residency. */
+		/*
+		 * res(2) <= idle: the bin starts at the residency.  200 us
+		 * before the timer: an intercept, in bin 2 (the next case is
+		 * 1 ns shorter and lands in bin 1).
+		 */
 		.desc = "idle equal to a residency: 100 us idle, 300 us timer",
 		.entered = 0, .sleep_ns = TEO_US(300),
 		.idle_ns = TEO_US(100), .span_ns = TEO_US(100),
-		.metric = TEO_HIT, .bin = 2,
+		.metric = TEO_INTERCEPT, .bin = 2,
 	}, {
 		.desc = "idle 1 ns below a residency: bin 1, 300 us timer",
 		.entered = 0, .sleep_ns = TEO_US(300),
 		.idle_ns = TEO_US(100) - 1, .span_ns = TEO_US(100) - 1,
 		.metric = TEO_INTERCEPT, .bin = 1,
 	}, {
-		/* Timer bin 2 (res(2) <= 100 us), idle bin 1. */
-		.desc = "timer equal to a residency: 99 us idle, 100 us timer",
+		/* Whole sleep length; res(2) <= 100 us: timer bin 2. */
+		.desc = "timer equal to a residency: woke by a 100 us timer",
 		.entered = 0, .sleep_ns = TEO_US(100),
-		.idle_ns = TEO_US(99), .span_ns = TEO_US(99),
-		.metric = TEO_INTERCEPT, .bin = 1,
+		.idle_ns = TEO_US(100), .span_ns = TEO_US(100),
+		.metric = TEO_HIT, .bin = 2,
 	}, {
-		.desc = "timer 1 ns below a residency: 60 us idle",
+		/* res(2) = 100 us > 100 us - 1 ns: timer bin 1. */
+		.desc = "timer 1 ns below a residency: woke by it",
 		.entered = 0, .sleep_ns = TEO_US(100) - 1,
-		.idle_ns = TEO_US(60), .span_ns = TEO_US(60),
+		.idle_ns = TEO_US(100) - 1, .span_ns = TEO_US(100) - 1,
 		.metric = TEO_HIT, .bin = 1,
 	}, {
 		/* Unknown sleep length: infinite, so the timer bin is TH. */
@@ -638,11 +709,15 @@ static const struct teo_update_case teo_update_cases[] = {
 		.idle_ns = 2 * TEO_TICK, .span_ns = 2 * TEO_TICK,
 		.metric = TEO_TICK_HIT,
 	}, {
-		/* lat(2) = 40 us: 125 - 20 = 105 us, still bin 2. */
+		/*
+		 * lat(2) = 40 us: 125 - 20 = 105 us, still bin 2 (the next
+		 * case moves to bin 1); 300 - 105 = 195 us short of the timer,
+		 * not below 20 us: an intercept.
+		 */
 		.desc = "exit latency: half of 40 us off 125 us idle",
 		.entered = 2, .sleep_ns = TEO_US(300),
 		.idle_ns = TEO_US(125), .span_ns = TEO_US(125),
-		.metric = TEO_HIT, .bin = 2,
+		.metric = TEO_INTERCEPT, .bin = 2,
 	}, {
 		/* 115 - 20 = 95 us: the correction moves it to bin 1. */
 		.desc = "exit latency: half of 40 us off 115 us idle",
@@ -704,38 +779,183 @@ static const struct teo_update_case teo_update_cases[] = {
 		.idle_ns = TEO_TICK, .span_ns = TEO_TICK,
 		.metric = TEO_INTERCEPT, .bin = 3,
 	}, {
-		/* Sleep length T is not beyond T: 300 - 1 = 299 us, bin 2. */
+		/*
+		 * Every tick wakeup is a safety net, also with a sleep length
+		 * that is not beyond T: the whole T, and T >= T is the tick bin.
+		 */
 		.desc = "tick woke the CPU after 300 us, T timer",
 		.entered = 1, .sleep_ns = TEO_TICK,
 		.idle_ns = TEO_US(300), .span_ns = TEO_US(300),
 		.tick_woke = true,
-		.metric = TEO_INTERCEPT, .bin = 2,
+		.metric = TEO_TICK_HIT,
 	}, {
+		/* Safety net: the whole 900 us, bin 3 (900 us < T). */
 		.desc = "tick woke the CPU after 500 us, 900 us timer",
 		.entered = 1, .sleep_ns = TEO_US(900),
 		.idle_ns = TEO_US(500), .span_ns = TEO_US(500),
 		.tick_woke = true,
-		.metric = TEO_INTERCEPT, .bin = 2,
+		.metric = TEO_HIT, .bin = 3,
 	},
 };
 
 KUNIT_ARRAY_PARAM_DESC(teo_update_cases, teo_update_cases, desc);
 
-/* One wakeup scores exactly one PULSE, in the expected metric. */
-static void teo_update_classifies(struct kunit *test)
+/* Account the single wakeup that @c describes in fresh statistics. */
+static void teo_test_run_update(struct teo_test_ctx *ctx,
+				const struct teo_update_case *c)
 {
-	const struct teo_update_case *c = test->param_value;
-	struct teo_test_ctx *ctx = test->priv;
-
-	teo_test_load(ctx, &teo_ladder);
+	teo_test_load(ctx, c->drv ? c->drv : &teo_ladder);
+	teo_test_enable(ctx);
 	ctx->tick_woke = c->tick_woke;
 	ctx->dev->poll_time_limit = c->poll_timeout;
 	teo_test_arm(ctx, c->sleep_ns);
 	teo_test_wake(ctx, c->entered, c->idle_ns, c->span_ns);
 	teo_test_update(ctx);
+}
 
-	teo_test_expect_only(test, c->metric, c->bin, PULSE);
-	KUNIT_EXPECT_EQ(test, teo_test_data(ctx)->total, PULSE);
+/* Run @count cases of a table, each in fresh statistics. */
+static void teo_test_expect_updates(struct kunit *test,
+				    const struct teo_update_case *cases,
+				    int count)
+{
+	struct teo_test_ctx *ctx = test->priv;
+	int i;
+
+	for (i = 0; i < count; i++) {
+		const struct teo_update_case *c = &cases[i];
+
+		teo_test_run_update(ctx, c);
+		teo_test_expect_only_in(test, c->desc, c->metric, c->bin,
+					PULSE);
+		KUNIT_EXPECT_EQ_MSG(test, teo_test_data(ctx)->total, PULSE,
+				    "%s: total", c->desc);
+	}
+}
+
+/* One wakeup scores exactly one PULSE, in the expected metric. */
+static void teo_update_classifies(struct kunit *test)
+{
+	teo_test_expect_updates(test, test->param_value, 1);
+}
+
+/*
+ * A hit needs the timer: the same bin as the sleep length is not enough.
+ * On teo_ladder_tick (no tick bin: the deepest residency is T) the last bin
+ * [T, ...) has no end, so every long wakeup shares it with a far timer.
+ */
+static const struct teo_update_case teo_hit_timer_cases[] = {
+	{
+		/*
+		 * 2T - lat(3) / 2 = 2T - 100 us >= T: bin 3, the bin of the
+		 * 10T timer too; 10T - (2T - 100 us) = 8T + 100 us short of
+		 * it, not below 100 us: an intercept.
+		 */
+		.desc = "last bin, 2T idle, 10T timer",
+		.drv = &teo_ladder_tick,
+		.entered = 3, .sleep_ns = 10 * TEO_TICK,
+		.idle_ns = 2 * TEO_TICK, .span_ns = 2 * TEO_TICK,
+		.metric = TEO_INTERCEPT, .bin = 3,
+	}, {
+		/* Span == sleep length: the whole 10T, a hit in bin 3. */
+		.desc = "last bin, woke by the 10T timer",
+		.drv = &teo_ladder_tick,
+		.entered = 3, .sleep_ns = 10 * TEO_TICK,
+		.idle_ns = 10 * TEO_TICK, .span_ns = 10 * TEO_TICK,
+		.metric = TEO_HIT, .bin = 3,
+	}, {
+		/*
+		 * teo_ladder, from state 2 (lat 40 us): 25 us < 40 us is halved
+		 * to 12.5 us, bin 1, the bin of the 32.499 us timer too; the
+		 * measured time is 32499 - 12500 = 19999 ns short of the timer,
+		 * below lat / 2 = 20000 ns: the timer ended it, a hit.
+		 */
+		.desc = "within half the exit latency of the timer",
+		.entered = 2, .sleep_ns = TEO_US(32) + 499,
+		.idle_ns = TEO_US(25), .span_ns = TEO_US(25),
+		.metric = TEO_HIT, .bin = 1,
+	}, {
+		/* 1 ns later timer: 32500 - 12500 = 20000 ns, not below. */
+		.desc = "half the exit latency short of the timer",
+		.entered = 2, .sleep_ns = TEO_US(32) + 500,
+		.idle_ns = TEO_US(25), .span_ns = TEO_US(25),
+		.metric = TEO_INTERCEPT, .bin = 1,
+	},
+};
+
+static void teo_update_hit_needs_timer(struct kunit *test)
+{
+	teo_test_expect_updates(test, teo_hit_timer_cases,
+				ARRAY_SIZE(teo_hit_timer_cases));
+}
+
+/*
+ * The tick is no event of the workload: a wakeup by it counts as the whole
+ * sleep length even when the timer is due within the tick period, after
+ * the next tick.  teo_ladder, state 3 entered (lat 200 us).
+ */
+static const struct teo_update_case teo_tick_net_cases[] = {
+	{
+		/*
+		 * The whole 900 us: bin 3 (600 <= 900 us < T), the timer bin.
+		 * Counted by its time, 850 - 100 = 750 us would be bin 3 too,
+		 * but 900 - 750 = 150 us short of the timer, not below 100 us:
+		 * an intercept, as the third case shows.
+		 */
+		.desc = "tick after 850 us, 900 us timer",
+		.entered = 3, .sleep_ns = TEO_US(900),
+		.idle_ns = TEO_US(850), .span_ns = TEO_US(850),
+		.tick_woke = true,
+		.metric = TEO_HIT, .bin = 3,
+	}, {
+		/*
+		 * A timer one tick period away, the tick 100 us before it:
+		 * the whole T, and T >= T is the tick bin.  By its time it
+		 * would be T - 200 us (>= 800 us, bin 3) under a tick-bin
+		 * timer: an intercept.
+		 */
+		.desc = "tick after T - 100 us, T timer",
+		.entered = 3, .sleep_ns = TEO_TICK,
+		.idle_ns = TEO_TICK - TEO_US(100),
+		.span_ns = TEO_TICK - TEO_US(100),
+		.tick_woke = true,
+		.metric = TEO_TICK_HIT,
+	}, {
+		.desc = "other wakeup after 850 us, 900 us timer",
+		.entered = 3, .sleep_ns = TEO_US(900),
+		.idle_ns = TEO_US(850), .span_ns = TEO_US(850),
+		.metric = TEO_INTERCEPT, .bin = 3,
+	},
+};
+
+static void teo_update_tick_wakeup_is_safety_net(struct kunit *test)
+{
+	teo_test_expect_updates(test, teo_tick_net_cases,
+				ARRAY_SIZE(teo_tick_net_cases));
+}
+
+/*
+ * The tick's flag is read, and so cleared, on every wakeup: one that ends
+ * in a polling timeout must not leave it set for the next wakeup, which
+ * would then pass for a tick wakeup.
+ */
+static void teo_update_tick_flag_read_every_wakeup(struct kunit *test)
+{
+	struct teo_test_ctx *ctx = test->priv;
+
+	teo_test_load(ctx, &teo_ladder);
+	ctx->dev->poll_time_limit = true;
+	ctx->tick_woke = true;
+	teo_test_arm(ctx, 3 * TEO_TICK);
+	teo_test_wake(ctx, 0, TEO_US(20), TEO_US(20));
+	KUNIT_EXPECT_EQ(test, teo_test_data(ctx)->span_ns, 3 * TEO_TICK);
+	KUNIT_EXPECT_EQ(test, ctx->tick_woke_calls, 1);
+	KUNIT_EXPECT_FALSE(test, ctx->tick_woke);
+
+	/* An interrupt 20 us into the next 3T sleep: its own span. */
+	teo_test_arm(ctx, 3 * TEO_TICK);
+	teo_test_wake(ctx, 0, TEO_US(20), TEO_US(20));
+	KUNIT_EXPECT_EQ(test, teo_test_data(ctx)->span_ns, TEO_US(20));
+	KUNIT_EXPECT_EQ(test, ctx->tick_woke_calls, 2);
 }
 
 /* Reflect consumes the polling timeout and spans the whole sleep length. */
@@ -802,22 +1022,28 @@ static void teo_update_decay_one_step(struct kunit *test)
 	cpu_data->tick_hits = 1000;
 	cpu_data->total = 1;	/* stale: the update recomputes it */
 
-	/* A hit in bin 0: 3 us idle, 5 us timer, from state 0. */
-	teo_test_account(ctx, TEO_US(5), 0, TEO_US(3));
+	/* A hit in bin 0: woke by a 5 us timer, from state 0. */
+	teo_test_account(ctx, TEO_US(5), 0, TEO_US(5));
 
-	/* 8000 - 1000, 7 - 0 (too small to decay), 9 - 1, 16 - 2. */
+	/*
+	 * 8000 - 1000; 7 >> 3 = 0, too small to decay: dropped to 0;
+	 * 9 - 1; 16 - 2.
+	 */
 	KUNIT_EXPECT_EQ(test, cpu_data->bins[1].hits, 7000);
-	KUNIT_EXPECT_EQ(test, cpu_data->bins[2].intercepts, 7);
+	KUNIT_EXPECT_EQ(test, cpu_data->bins[2].intercepts, 0);
 	KUNIT_EXPECT_EQ(test, cpu_data->bins[0].intercepts, 8);
 	KUNIT_EXPECT_EQ(test, cpu_data->bins[3].hits, 14);
 	/* 1000 - 125; the new hit is not decayed: 0 + 1024. */
 	KUNIT_EXPECT_EQ(test, cpu_data->tick_hits, 875);
 	KUNIT_EXPECT_EQ(test, cpu_data->bins[0].hits, PULSE);
-	/* 7000 + 7 + 8 + 14 + 875 + 1024 */
-	KUNIT_EXPECT_EQ(test, cpu_data->total, 8928);
+	/* 7000 + 0 + 8 + 14 + 875 + 1024 */
+	KUNIT_EXPECT_EQ(test, cpu_data->total, 8921);
 }
 
-/* Repeated hits: m(k+1) = m(k) - m(k) / 8 + 1024, rounded down. */
+/*
+ * Repeated hits: m(k+1) = m(k) - m(k) / 8 + 1024, rounded down.  Each is a
+ * wakeup by a 300 us timer from state 0: the whole sleep length, bin 2.
+ */
 static void teo_update_decay_series(struct kunit *test)
 {
 	/*
@@ -831,7 +1057,7 @@ static void teo_update_decay_series(struct kunit *test)
 
 	teo_test_load(ctx, &teo_ladder);
 	for (k = 0; k < ARRAY_SIZE(expected); k++) {
-		teo_test_account(ctx, TEO_US(300), 0, TEO_US(150));
+		teo_test_account(ctx, TEO_US(300), 0, TEO_US(300));
 		KUNIT_EXPECT_EQ_MSG(test, cpu_data->bins[2].hits, expected[k],
 				    "after %u hits", k + 1);
 		KUNIT_EXPECT_EQ(test, cpu_data->total, expected[k]);
@@ -841,7 +1067,9 @@ static void teo_update_decay_series(struct kunit *test)
 /*
  * The gap to 8 * PULSE shrinks as d -> d - ceil(d / 8) (which is
  * floor(7d / 8)), from 8192 to 0 in under 100 steps, and 8192 is a fixed
- * point: 8192 - 1024 + 1024.  So 200 hits leave exactly 8 * PULSE.
+ * point: 8192 - 1024 + 1024.  So 200 hits leave exactly 8 * PULSE.  (The
+ * drop to zero of a metric below 8 plays no part: the metric starts at 0,
+ * where decaying and dropping agree, and is at least 1024 from then on.)
  */
 static void teo_update_decay_saturates(struct kunit *test)
 {
@@ -850,9 +1078,92 @@ static void teo_update_decay_saturates(struct kunit *test)
 
 	teo_test_load(ctx, &teo_ladder);
 	for (k = 0; k < TEO_LONG_RUN; k++)
-		teo_test_account(ctx, TEO_US(300), 0, TEO_US(150));
+		teo_test_account(ctx, TEO_US(300), 0, TEO_US(300));
 	teo_test_expect_only(test, TEO_HIT, 2, TEO_MAX_METRIC);
 	KUNIT_EXPECT_EQ(test, teo_test_data(ctx)->total, TEO_MAX_METRIC);
+}
+
+/*
+ * A metric too small to lose anything to the shift (m < 8, m >> 3 = 0)
+ * drops to zero instead of staying forever.
+ */
+static void teo_update_residue_drops_to_zero(struct kunit *test)
+{
+	struct teo_test_ctx *ctx = test->priv;
+	struct teo_cpu *cpu_data = teo_test_data(ctx);
+	bool stop_tick;
+	int k;
+
+	teo_test_load(ctx, &teo_ladder);
+	cpu_data->bins[0].intercepts = 7;
+	cpu_data->bins[1].hits = 1;
+	cpu_data->bins[1].intercepts = 8;
+	cpu_data->bins[2].hits = 15;
+	cpu_data->bins[2].intercepts = 16;
+	cpu_data->tick_hits = 7;
+
+	/* Woke by a 900 us timer: a hit in bin 3. */
+	teo_test_account(ctx, TEO_US(900), 0, TEO_US(900));
+	/* 7 -> 0, 1 -> 0, 8 - 1 = 7, 15 - 1 = 14, 16 - 2 = 14, TH 7 -> 0. */
+	KUNIT_EXPECT_EQ(test, cpu_data->bins[0].intercepts, 0);
+	KUNIT_EXPECT_EQ(test, cpu_data->bins[1].hits, 0);
+	KUNIT_EXPECT_EQ(test, cpu_data->bins[1].intercepts, 7);
+	KUNIT_EXPECT_EQ(test, cpu_data->bins[2].hits, 14);
+	KUNIT_EXPECT_EQ(test, cpu_data->bins[2].intercepts, 14);
+	KUNIT_EXPECT_EQ(test, cpu_data->tick_hits, 0);
+	/* 7 + 14 + 14 + 1024 */
+	KUNIT_EXPECT_EQ(test, cpu_data->total, 1059);
+
+	/* Again: 7 -> 0, 14 - 1 = 13 twice, H[3] 1024 - 128 + 1024. */
+	teo_test_account(ctx, TEO_US(900), 0, TEO_US(900));
+	KUNIT_EXPECT_EQ(test, cpu_data->bins[1].intercepts, 0);
+	KUNIT_EXPECT_EQ(test, cpu_data->bins[2].hits, 13);
+	KUNIT_EXPECT_EQ(test, cpu_data->bins[2].intercepts, 13);
+	KUNIT_EXPECT_EQ(test, cpu_data->bins[3].hits, 1920);
+	/* 13 + 13 + 1920 */
+	KUNIT_EXPECT_EQ(test, cpu_data->total, 1946);
+
+	/*
+	 * The life of one intercept: a 5 us wakeup under a 300 us timer
+	 * (bin 0), then hits in bin 2 only.  1024 decays as 896, 784, 686,
+	 * 601, 526, 461, 404, 354, 310, 272, 238, 209, 183, 161, 141, 124,
+	 * 109, 96, 84, 74, 65, 57, 50, 44, 39, 35, 31, 28, 25, 22, 20, 18,
+	 * 16, 14, 13, 12, 11, 10, 9, 8 (40 updates), 8 - 1 = 7 (41) and
+	 * 7 >> 3 = 0: gone at the 42nd.
+	 */
+	teo_test_enable(ctx);
+	teo_test_account(ctx, TEO_US(300), 0, TEO_US(5));
+	for (k = 0; k < 41; k++)
+		teo_test_account(ctx, TEO_US(300), 0, TEO_US(300));
+	KUNIT_EXPECT_EQ(test, cpu_data->bins[0].intercepts, 7);
+	teo_test_account(ctx, TEO_US(300), 0, TEO_US(300));
+	KUNIT_EXPECT_EQ(test, cpu_data->bins[0].intercepts, 0);
+
+	/*
+	 * What a residue would decide.  teo_sel: 200 wakeups by a 1 ms
+	 * timer (hits in bin 2, [400, 1500 us)), one 5 us interrupt (from
+	 * state 2: 5 < lat 100 us, halved to 2.5 us, bin 0), then 42 more
+	 * 1 ms timers.  Each of those selections has candidate 2 with
+	 * ib = I[0] <= 1024 against R = H[2] + I[0], H[2] >= 7168: no walk,
+	 * state 2.  Their updates fold in the interrupt and decay it 41
+	 * times, to 7 as above; the next selection decays it to 0.  With a
+	 * 10T timer its candidate is 3, ib = I[0] + I[1] + I[2] = 0: no walk,
+	 * state 3 (10T >= T stops the tick).  Had the 7 stayed, hb = H[2]
+	 * would leave R = 7 and 2 * 7 > 7: the walk would add 0, 0, 7 from
+	 * 0 and stop at state 0 (14 > 7), with the tick kept.
+	 */
+	teo_test_load(ctx, &teo_sel);
+	teo_test_enable(ctx);
+	KUNIT_EXPECT_EQ(test, teo_test_timers(ctx, TEO_MS(1), TEO_LONG_RUN, 2),
+			0);
+	KUNIT_EXPECT_EQ(test, teo_test_intercept(ctx, TEO_MS(1), TEO_US(5),
+						 &stop_tick), 2);
+	KUNIT_EXPECT_EQ(test, teo_test_timers(ctx, TEO_MS(1), 42, 2), 0);
+	KUNIT_EXPECT_EQ(test, cpu_data->bins[0].intercepts, 7);
+	ctx->sleep_length_ns = 10 * TEO_TICK;
+	KUNIT_EXPECT_EQ(test, teo_test_select(ctx, &stop_tick), 3);
+	KUNIT_EXPECT_TRUE(test, stop_tick);
+	KUNIT_EXPECT_EQ(test, cpu_data->bins[0].intercepts, 0);
 }
 
 /* Bins of disabled states decay and count in total too. */
@@ -866,8 +1177,8 @@ static void teo_update_decays_disabled_states(struct kunit *test)
 	cpu_data->bins[1].intercepts = 800;
 	cpu_data->bins[2].hits = 400;
 
-	/* A hit in bin 3: 700 us idle, 900 us timer. */
-	teo_test_account(ctx, TEO_US(900), 0, TEO_US(700));
+	/* A hit in bin 3: woke by a 900 us timer. */
+	teo_test_account(ctx, TEO_US(900), 0, TEO_US(900));
 
 	/* 800 - 100, 400 - 50, total 700 + 350 + 1024. */
 	KUNIT_EXPECT_EQ(test, cpu_data->bins[1].intercepts, 700);
@@ -905,12 +1216,16 @@ static void teo_update_once_per_wakeup(struct kunit *test)
 
 static struct kunit_case teo_update_test_cases[] = {
 	KUNIT_CASE_PARAM(teo_update_classifies, teo_update_cases_gen_params),
+	KUNIT_CASE(teo_update_hit_needs_timer),
+	KUNIT_CASE(teo_update_tick_wakeup_is_safety_net),
+	KUNIT_CASE(teo_update_tick_flag_read_every_wakeup),
 	KUNIT_CASE(teo_update_poll_timeout_consumed),
 	KUNIT_CASE(teo_update_tick_bin_below_tick),
 	KUNIT_CASE(teo_update_no_tick_bin_at_tick),
 	KUNIT_CASE(teo_update_decay_one_step),
 	KUNIT_CASE(teo_update_decay_series),
 	KUNIT_CASE(teo_update_decay_saturates),
+	KUNIT_CASE(teo_update_residue_drops_to_zero),
 	KUNIT_CASE(teo_update_decays_disabled_states),
 	KUNIT_CASE(teo_update_once_per_wakeup),
 	{}
@@ -1031,9 +1346,9 @@ struct teo_fit_case {
 };
 
 /*
- * teo_sel residencies 1, 50, 400, 1500 us; empty bins, so the candidate is
- * the deepest enabled state, then the deepest enabled one that fits into
- * the sleep length, or the shallowest enabled one if none fits.
+ * teo_sel residencies 1, 50, 400, 1500 us; empty bins, so no walk: the
+ * result is the candidate, the deepest enabled state that fits into the
+ * sleep length, or the shallowest enabled one if none fits.
  */
 static const struct teo_fit_case teo_fit_cases[] = {
 	{ "10T timer: deepest", 10 * TEO_TICK, 0, 3 },
@@ -1072,8 +1387,9 @@ struct teo_latency_case {
 
 /*
  * teo_sel exit latencies 1, 20, 100, 500 us, 10T timer.  The deepest state
- * above 0 within the limit caps the choice; 0 when none is, and then the
- * sleep length is never queried.
+ * above 0 within the limit caps the choice; 0 when none is.  There is a
+ * choice of states either way, so the sleep length is queried and recorded
+ * every time, also when the limit leaves state 0 alone.
  */
 static const struct teo_latency_case teo_latency_cases[] = {
 	{ "limit 0", 0, 0 },
@@ -1102,7 +1418,9 @@ static void teo_select_latency_limit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, idx, c->expected);
 	/* 10T expected idle stops the tick for any state above 0. */
 	KUNIT_EXPECT_EQ(test, stop_tick, c->expected > 0);
-	KUNIT_EXPECT_EQ(test, ctx->sleep_length_calls, c->expected > 0 ? 1 : 0);
+	KUNIT_EXPECT_EQ(test, ctx->sleep_length_calls, 1);
+	KUNIT_EXPECT_EQ(test, teo_test_data(ctx)->sleep_length_ns,
+			10 * TEO_TICK);
 }
 
 /* A disabled state within the limit does not count for it. */
@@ -1127,27 +1445,31 @@ struct teo_poll_case {
 	s64 c1e_res_ns;
 	s64 limit_ns;
 	int expected;
-	unsigned int sleep_length_calls;
+	bool stop_tick;
 };
 
 /*
- * Sapphire Rapids table, 10T timer.  With a polling state 0, a candidate
- * (after the latency limit) under 15 us is returned with the tick kept and
- * without the sleep length; from 15 us on, or when state 0 does not poll,
- * the sleep length is queried and 10T stops the tick.
+ * Sapphire Rapids table, 10T timer, empty bins.  A polling state 0 buys no
+ * shortcut: however shallow the candidate left by the latency limit, the
+ * sleep length is queried and recorded, and 10T >= T stops the tick for a
+ * state that does not poll (C1 1 us, C1E, C6).  State 0 itself, left by a
+ * limit of 0, keeps the tick.
  */
 static const struct teo_poll_case teo_poll_cases[] = {
-	{ "POLL, C1 (1 us) by limit", true, TEO_US(4), TEO_US(1), 1, 0 },
-	{ "POLL, C1E (4 us) by limit", true, TEO_US(4), TEO_US(2), 2, 0 },
-	{ "POLL, C1E at 15 us - 1 ns", true, TEO_US(15) - 1, TEO_US(2), 2, 0 },
-	{ "POLL, C1E at 15 us", true, TEO_US(15), TEO_US(2), 2, 1 },
-	{ "no polling state 0, C1E 4 us", false, TEO_US(4), TEO_US(2), 2, 1 },
-	{ "POLL, C6 (800 us)", true, TEO_US(4), S64_MAX, 3, 1 },
+	{ "POLL, limit 0: POLL", true, TEO_US(4), 0, 0, false },
+	{ "POLL, C1 (1 us) by limit", true, TEO_US(4), TEO_US(1), 1, true },
+	{ "POLL, C1E (4 us) by limit", true, TEO_US(4), TEO_US(2), 2, true },
+	{ "POLL, C1E at 15 us - 1 ns", true, TEO_US(15) - 1, TEO_US(2), 2,
+	  true },
+	{ "POLL, C1E at 15 us", true, TEO_US(15), TEO_US(2), 2, true },
+	{ "no polling state 0, C1E 4 us", false, TEO_US(4), TEO_US(2), 2,
+	  true },
+	{ "POLL, C6 (800 us)", true, TEO_US(4), S64_MAX, 3, true },
 };
 
 KUNIT_ARRAY_PARAM_DESC(teo_poll_cases, teo_poll_cases, desc);
 
-static void teo_select_polling_shortcut(struct kunit *test)
+static void teo_select_no_polling_shortcut(struct kunit *test)
 {
 	const struct teo_poll_case *c = test->param_value;
 	struct teo_test_ctx *ctx = test->priv;
@@ -1163,8 +1485,10 @@ static void teo_select_polling_shortcut(struct kunit *test)
 	idx = teo_test_select(ctx, &stop_tick);
 
 	KUNIT_EXPECT_EQ(test, idx, c->expected);
-	KUNIT_EXPECT_EQ(test, ctx->sleep_length_calls, c->sleep_length_calls);
-	KUNIT_EXPECT_EQ(test, stop_tick, c->sleep_length_calls == 1);
+	KUNIT_EXPECT_EQ(test, stop_tick, c->stop_tick);
+	KUNIT_EXPECT_EQ(test, ctx->sleep_length_calls, 1);
+	KUNIT_EXPECT_EQ(test, teo_test_data(ctx)->sleep_length_ns,
+			10 * TEO_TICK);
 }
 
 struct teo_walk_case {
@@ -1179,20 +1503,24 @@ struct teo_walk_case {
 
 /*
  * The intercept rule on hand-made bins, with a 10T timer so the sleep length
- * never limits the result.  Candidate 3 everywhere; ib = I[0] + I[1] + I[2],
- * hb = H[0] + H[1] + H[2].  The walk runs when 2 * ib > total - hb; it adds
- * I[2], I[1], I[0] and stops at the first bin where 2 * sum > ib.
+ * never limits the result.  Candidate 3 unless a latency limit caps it;
+ * with candidate 3, ib = I[0] + I[1] + I[2], hb = H[0] + H[1] + H[2] and
+ * R = total - hb.  The walk runs when 2 * ib > R; it starts from R - ib,
+ * adds I[2], I[1], I[0] and stops at the first bin where 2 * sum > R.
  */
 static const struct teo_walk_case teo_walk_cases[] = {
 	{
-		/* ib 4500: 9000 > 6500.  Sums 500 (1000 > 4500? no), 3500. */
+		/*
+		 * ib 4500: 9000 > 6500.  From 2000: 2500 (5000 > 6500? no),
+		 * 5500 (11000 > 6500): state 1.
+		 */
 		.desc = "intercepts mostly in bin 1",
 		.drv = &teo_sel,
 		.bins = { .intercepts = { 1000, 3000, 500, 0 },
 			  .hits = { 0, 0, 0, 2000 }, .total = 6500 },
 		.expected = 1,
 	}, {
-		/* ib 5000: 10000 > 6000.  Sums 500, 1000, 5000 (> 2500). */
+		/* ib 5000: 10000 > 6000.  From 1000: 1500, 2000, 6000 (> 3000). */
 		.desc = "intercepts mostly in bin 0",
 		.drv = &teo_sel,
 		.bins = { .intercepts = { 4000, 500, 500, 0 },
@@ -1206,25 +1534,34 @@ static const struct teo_walk_case teo_walk_cases[] = {
 			  .hits = { 0, 0, 0, 3000 }, .total = 6000 },
 		.expected = 3,
 	}, {
-		/* ib 3000: 6000 > 5999, walk; sums 0, 3000 (> 1500). */
+		/*
+		 * ib 3000: 6000 > 5999, walk.  From 2999: 2999 (5998 > 5999?
+		 * no), 5999 (> 2999.5): state 1.
+		 */
 		.desc = "intercepts one above the rest",
 		.drv = &teo_sel,
 		.bins = { .intercepts = { 0, 3000, 0, 0 },
 			  .hits = { 0, 0, 0, 2999 }, .total = 5999 },
 		.expected = 1,
 	}, {
-		/* ib 3000, hb 2000: 6000 > 7000 - 2000. */
+		/*
+		 * ib 3000, hb 2000: 6000 > 7000 - 2000 = 5000.  From 2000:
+		 * 2000 (4000 > 5000? no), 5000 (10000 > 5000): state 1.
+		 */
 		.desc = "hits below the candidate do not count against",
 		.drv = &teo_sel,
 		.bins = { .intercepts = { 0, 3000, 0, 0 },
 			  .hits = { 0, 2000, 0, 2000 }, .total = 7000 },
 		.expected = 1,
 	}, {
-		/* ib 4000: 8000 > 5000.  Sum 2000: 4000 > 4000 fails; 3000. */
-		.desc = "exactly half of the intercepts does not stop the walk",
+		/*
+		 * ib 5000: 10000 > 6000.  From 1000: 3000 at bin 2, exactly
+		 * half of R (6000 > 6000 fails), 5000 (10000 > 6000): state 1.
+		 */
+		.desc = "exactly half of the wakeups does not stop the walk",
 		.drv = &teo_sel,
-		.bins = { .intercepts = { 1000, 1000, 2000, 0 },
-			  .hits = { 0, 0, 0, 1000 }, .total = 5000 },
+		.bins = { .intercepts = { 1000, 2000, 2000, 0 },
+			  .hits = { 0, 0, 0, 1000 }, .total = 6000 },
 		.expected = 1,
 	}, {
 		/* ib 1000: 2000 > 5000 fails; I[3] is not below state 3. */
@@ -1233,7 +1570,10 @@ static const struct teo_walk_case teo_walk_cases[] = {
 		.bins = { .intercepts = { 1000, 0, 0, 4000 }, .total = 5000 },
 		.expected = 3,
 	}, {
-		/* ib 4000: sums 500, 3500 (> 2000) at disabled 1: keep 2. */
+		/*
+		 * ib 4000: 8000 > 5000.  From 1000: 1500 at 2 (the last
+		 * enabled state met), 4500 (9000 > 5000) at disabled 1: 2.
+		 */
 		.desc = "walk stops at a disabled state",
 		.drv = &teo_sel, .disabled = BIT(1),
 		.bins = { .intercepts = { 500, 3000, 500, 0 },
@@ -1247,28 +1587,36 @@ static const struct teo_walk_case teo_walk_cases[] = {
 			  .hits = { 0, 0, 0, 1000 }, .total = 5000 },
 		.expected = 3,
 	}, {
-		/* Walk stops at disabled 0: the last enabled state met, 1. */
+		/* Sums as for bin 0 above; stop at disabled 0: last met, 1. */
 		.desc = "walk stops at a disabled state 0",
 		.drv = &teo_sel, .disabled = BIT(0),
 		.bins = { .intercepts = { 4000, 500, 500, 0 },
 			  .hits = { 0, 0, 0, 1000 }, .total = 6000 },
 		.expected = 1,
 	}, {
-		/* ib 3500: 7000 > 4500; sum 3000 (> 1750) at 2; limit: 1. */
-		.desc = "latency limit below the walk result",
+		/*
+		 * Limit 50 us: lat(1) = 20 us is the deepest within it, so the
+		 * candidate is 1 before any walk; ib = I[0] = 0: no walk.
+		 * (Against candidate 3 the walk would have stopped at 2.)
+		 */
+		.desc = "latency limit caps the candidate before the walk",
 		.drv = &teo_sel, .limit_ns = TEO_US(50),
 		.bins = { .intercepts = { 0, 500, 3000, 0 },
 			  .hits = { 0, 0, 0, 1000 }, .total = 4500 },
 		.expected = 1,
 	}, {
-		/* Walk gives 1, limit allows 2: the walk result stands. */
+		/*
+		 * Limit 100 us: candidate 2, ib = I[0] + I[1] = 4000, hb 0:
+		 * 8000 > 6500.  From 6500 - 4000 = 2500: 5500 at bin 1
+		 * (11000 > 6500): state 1.
+		 */
 		.desc = "latency limit above the walk result",
 		.drv = &teo_sel, .limit_ns = TEO_US(100),
 		.bins = { .intercepts = { 1000, 3000, 500, 0 },
 			  .hits = { 0, 0, 0, 2000 }, .total = 6500 },
 		.expected = 1,
 	}, {
-		/* teo_deep, tick running: sums 500, 1000, 5000: state 0. */
+		/* teo_deep, tick running: from 1000: 1500, 2000, 6000: 0. */
 		.desc = "tick running: walk to state 0",
 		.drv = &teo_deep,
 		.bins = { .intercepts = { 4000, 500, 500, 0 },
@@ -1313,10 +1661,131 @@ static void teo_select_intercept_walk(struct kunit *test)
 	idx = teo_test_select(ctx, &stop_tick);
 
 	KUNIT_EXPECT_EQ(test, idx, c->expected);
-	/* Both a walk to state 0 and the full path need the sleep length. */
+	/* A selection with a choice fetches the sleep length first. */
 	KUNIT_EXPECT_EQ(test, ctx->sleep_length_calls, 1);
 	/* Selection alone never changes the bins. */
 	KUNIT_EXPECT_EQ(test, teo_test_data(ctx)->total, c->bins.total);
+}
+
+/*
+ * The candidate is the deepest enabled state within the latency limit that
+ * fits into the sleep length, and the intercept check is read against it,
+ * not against a deeper state that this sleep length rules out.
+ */
+static void teo_select_candidate_fits_sleep_length(struct kunit *test)
+{
+	static const struct teo_test_bins own_bin = {
+		.intercepts = { 1000, 0, 0, 0 }, .hits = { 0, 3000, 0, 0 },
+		.total = 4000,
+	};
+	static const struct teo_test_bins limited = {
+		.intercepts = { 4000, 0, 0, 0 }, .hits = { 0, 0, 5000, 0 },
+		.total = 9000,
+	};
+	struct teo_test_ctx *ctx = test->priv;
+	unsigned int calls;
+	bool stop_tick;
+	int idx;
+
+	/*
+	 * teo_sel, 300 us timer: candidate 1 (50 us; 400 us does not fit).
+	 * ib = I[0] = 1000, hb = 0, R = 4000: 2000 > 4000 fails, state 1.
+	 * The hits of bin 1 are idle periods that reached the candidate's
+	 * residency.  Read against state 3 they would be hits below it:
+	 * R = 4000 - 3000 = 1000, 2000 > 1000, and the walk (0, 0, then
+	 * 1000 > 500) would end at state 0.  300 us < T keeps the tick, and
+	 * 50 us fits into the 300 us to the next timer.
+	 */
+	teo_test_set_bins(test, ctx, &own_bin);
+	ctx->sleep_length_ns = TEO_US(300);
+	idx = teo_test_select(ctx, &stop_tick);
+	KUNIT_EXPECT_EQ(test, idx, 1);
+	KUNIT_EXPECT_FALSE(test, stop_tick);
+
+	/*
+	 * Limit 100 us, 10T timer: candidate 2 (lat 100 us; 500 us is over
+	 * the limit).  ib = I[0] + I[1] = 4000, hb = 0, R = 9000: 8000 > 9000
+	 * fails, state 2.  Intercepts 4000 <= 9000 / 2 + 9000 / 8 = 5625,
+	 * so 10T stops the tick.  Read against state 3, H[2] would be below
+	 * it: R = 4000, and the walk (0, 0, then 4000 > 2000) would end at
+	 * state 0.
+	 */
+	teo_test_set_bins(test, ctx, &limited);
+	ctx->latency_limit_ns = TEO_US(100);
+	ctx->sleep_length_ns = 10 * TEO_TICK;
+	idx = teo_test_select(ctx, &stop_tick);
+	KUNIT_EXPECT_EQ(test, idx, 2);
+	KUNIT_EXPECT_TRUE(test, stop_tick);
+
+	/*
+	 * MT8196: clusteroff (6710 us) fits a 100 ms timer, s2idle (4295 s)
+	 * never does.  200 wakeups by a 100 ms timer: candidate 2, the tick
+	 * stopped (100 ms >= T), each a hit in the bin of 100 ms, bin 2
+	 * (res(1) = res(2): bin 1 is empty).  Then one interrupt 50 us into
+	 * clusteroff: 50 < lat 434 us, halved to 25 us, an intercept in
+	 * bin 0.  Each of the next 20 selections has candidate 2, ib = I[0]
+	 * <= 1024, hb = 0 and R = H[2] + I[0] with H[2] >= 7168: no walk,
+	 * clusteroff again, and each queries the sleep length.  Read against
+	 * s2idle, whose bin stays empty, hb would be H[2] and R = I[0]:
+	 * 2 * I[0] > I[0] as long as anything is left of the intercept, and
+	 * every one of them would walk down to WFI with the tick kept.
+	 */
+	teo_test_load(ctx, &teo_mt8196);
+	teo_test_enable(ctx);
+	ctx->latency_limit_ns = S64_MAX;
+	KUNIT_EXPECT_EQ(test,
+			teo_test_timers(ctx, TEO_MS(100), TEO_LONG_RUN, 2), 0);
+	KUNIT_EXPECT_EQ(test, teo_test_intercept(ctx, TEO_MS(100), TEO_US(50),
+						 &stop_tick), 2);
+	calls = ctx->sleep_length_calls;
+	KUNIT_EXPECT_EQ(test, teo_test_timers(ctx, TEO_MS(100), 20, 2), 0);
+	KUNIT_EXPECT_EQ(test, ctx->sleep_length_calls - calls, 20);
+	KUNIT_EXPECT_GT(test, teo_test_data(ctx)->bins[0].intercepts, 0);
+	ctx->sleep_length_ns = TEO_MS(100);
+	KUNIT_EXPECT_EQ(test, teo_test_select(ctx, &stop_tick), 2);
+	KUNIT_EXPECT_TRUE(test, stop_tick);
+}
+
+/*
+ * The walk weighs every wakeup that bears on the selection, not only the
+ * intercepts below the candidate: with idle durations spread over all the
+ * bins, the median of those intercepts alone lies too shallow.
+ */
+static void teo_select_walk_counts_all_wakeups(struct kunit *test)
+{
+	static const struct teo_test_bins spread = {
+		.intercepts = { 1000, 1500, 1500, 2000 }, .total = 6000,
+	};
+	static const struct teo_test_bins far = {
+		.intercepts = { 2000, 1000, 0, 2500 }, .total = 5500,
+	};
+	struct teo_test_ctx *ctx = test->priv;
+	bool stop_tick;
+
+	/*
+	 * teo_sel, 10T timer, candidate 3.  Recent wakeups, all before their
+	 * timers: 1000 under 50 us, 1500 in [50, 400 us), 1500 in [400,
+	 * 1500 us) and 2000 from 1500 us on.  ib = 4000, hb = 0, R = 6000:
+	 * 8000 > 6000, walk.  From R - ib = 2000: + I[2] = 3500, 7000 > 6000:
+	 * state 2, as 3500 of the 6000 idle periods lasted 400 us or more.
+	 * The intercepts below state 3 alone would stop at their median, in
+	 * bin 1: 1500 of 4000 from 400 us on (3000 > 4000 fails), 3000 from
+	 * 50 us on (6000 > 4000).
+	 */
+	teo_test_set_bins(test, ctx, &spread);
+	ctx->sleep_length_ns = 10 * TEO_TICK;
+	KUNIT_EXPECT_EQ(test, teo_test_select(ctx, &stop_tick), 2);
+
+	/*
+	 * 2000 under 50 us, 1000 in [50, 400 us), none in [400, 1500 us),
+	 * 2500 from 1500 us on.  ib = 3000, R = 5500: 6000 > 5500, walk.
+	 * From 2500: 2500 (5000 > 5500 fails), 3500 (7000 > 5500): state 1,
+	 * as 3500 of 5500 lasted 50 us or more.  Their median alone, 2000 of
+	 * 3000 under 50 us, would be state 0 (1000: 2000 > 3000 fails, then
+	 * 3000: 6000 > 3000).
+	 */
+	teo_test_set_bins(test, ctx, &far);
+	KUNIT_EXPECT_EQ(test, teo_test_select(ctx, &stop_tick), 1);
 }
 
 struct teo_tick_case {
@@ -1432,8 +1901,11 @@ static struct kunit_case teo_select_test_cases[] = {
 	KUNIT_CASE_PARAM(teo_select_latency_limit,
 			 teo_latency_cases_gen_params),
 	KUNIT_CASE(teo_select_latency_limit_disabled_state),
-	KUNIT_CASE_PARAM(teo_select_polling_shortcut, teo_poll_cases_gen_params),
+	KUNIT_CASE_PARAM(teo_select_no_polling_shortcut,
+			 teo_poll_cases_gen_params),
 	KUNIT_CASE_PARAM(teo_select_intercept_walk, teo_walk_cases_gen_params),
+	KUNIT_CASE(teo_select_candidate_fits_sleep_length),
+	KUNIT_CASE(teo_select_walk_counts_all_wakeups),
 	KUNIT_CASE_PARAM(teo_select_tick_decision, teo_tick_cases_gen_params),
 	{}
 };
@@ -1447,8 +1919,10 @@ static struct kunit_suite teo_select_suite = {
 /* ---------------------------------------------------------------------- */
 /*
  * cpuidle_teo_properties: three properties DOC: teo-description states
- * (the sleep length is fetched even when the intercept walk ends at state 0,
- * no CPU utilization input, no separate window of recent intercepts)
+ * (the sleep length is fetched on every selection that has a choice, so
+ * also whenever the intercept walk or the latency limit ends at a shallow
+ * state; no CPU utilization input; no separate window of recent
+ * intercepts)
  */
 
 /* teo_sel bins that make the intercept walk end at state 0 (see above). */
@@ -1457,7 +1931,11 @@ static const struct teo_test_bins teo_walk_to_zero_bins = {
 	.total = 6000,
 };
 
-/* The walk to state 0 from a deeper candidate still records the timer. */
+/*
+ * The walk to state 0 still records the timer.  300 us timer: candidate 1
+ * (400 us does not fit); ib = I[0] = 4000, hb = 0, R = 6000: 8000 > 6000.
+ * From R - ib = 2000: + I[0] = 6000, 12000 > 6000: state 0, tick kept.
+ */
 static void teo_props_walk_to_zero_queries(struct kunit *test)
 {
 	struct teo_test_ctx *ctx = test->priv;
@@ -1474,7 +1952,12 @@ static void teo_props_walk_to_zero_queries(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, teo_test_data(ctx)->sleep_length_ns, TEO_US(300));
 }
 
-/* Even when state 0 polls, and even with a latency limit of 0. */
+/*
+ * Even when state 0 polls.  Sapphire Rapids, 300 us timer: candidate C1E
+ * (4 us; C6 800 us does not fit); ib = I[0] + I[1] = 4500, hb = 0,
+ * R = 6000: 9000 > 6000.  From 1500: 2000 at C1 (4000 > 6000 fails), 6000
+ * at POLL (12000 > 6000): state 0.
+ */
 static void teo_props_walk_to_zero_queries_anyway(struct kunit *test)
 {
 	struct teo_test_ctx *ctx = test->priv;
@@ -1483,7 +1966,6 @@ static void teo_props_walk_to_zero_queries_anyway(struct kunit *test)
 
 	teo_test_load(ctx, &teo_spr);
 	teo_test_set_bins(test, ctx, &teo_walk_to_zero_bins);
-	ctx->latency_limit_ns = 0;
 	ctx->sleep_length_ns = TEO_US(300);
 	idx = teo_test_select(ctx, &stop_tick);
 
@@ -1493,8 +1975,15 @@ static void teo_props_walk_to_zero_queries_anyway(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, teo_test_data(ctx)->sleep_length_ns, TEO_US(300));
 }
 
-/* State 0 reached through the latency limit alone skips the query. */
-static void teo_props_limit_to_zero_skips_query(struct kunit *test)
+/*
+ * State 0 reached through the latency limit alone (limit 0: no state above
+ * 0 qualifies) still records the timer, so the wakeup can be judged: when
+ * the CPU then wakes at the 300 us timer, span = sleep length makes it a
+ * hit in bin 1 ([50, 400 us)).  Unrecorded (infinite), the timer bin would
+ * be bin 3 (or the tick bin when 1500 us < T) and 300 - 0.5 us would count
+ * as an intercept in bin 1.
+ */
+static void teo_props_limit_to_zero_queries(struct kunit *test)
 {
 	struct teo_test_ctx *ctx = test->priv;
 	bool stop_tick;
@@ -1506,8 +1995,42 @@ static void teo_props_limit_to_zero_skips_query(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, idx, 0);
 	KUNIT_EXPECT_FALSE(test, stop_tick);
-	KUNIT_EXPECT_EQ(test, ctx->sleep_length_calls, 0);
-	KUNIT_EXPECT_EQ(test, teo_test_data(ctx)->sleep_length_ns, KTIME_MAX);
+	KUNIT_EXPECT_EQ(test, ctx->sleep_length_calls, 1);
+	KUNIT_EXPECT_EQ(test, teo_test_data(ctx)->sleep_length_ns, TEO_US(300));
+
+	teo_test_wake(ctx, idx, TEO_US(300), TEO_US(300));
+	teo_test_select(ctx, &stop_tick);
+	teo_test_expect_only(test, TEO_HIT, 1, PULSE);
+}
+
+/*
+ * A walk that ends at a shallow state other than 0 records the timer too,
+ * polling state 0 or not.  Sapphire Rapids, 10T timer: candidate C6;
+ * I[1] = 4000, H[3] = 1000: ib = 4000, hb = 0, R = 5000: 8000 > 5000.
+ * From 1000: 1000 at C1E (2000 > 5000 fails), 5000 at C1 (10000 > 5000):
+ * C1, 1 us.  Intercepts 4000 > 5000 / 2 + 5000 / 8 = 3125 make the
+ * expected idle time T/2: the tick stays, and 1 us fits before it.
+ */
+static void teo_props_shallow_walk_queries(struct kunit *test)
+{
+	static const struct teo_test_bins bins = {
+		.intercepts = { 0, 4000, 0, 0 }, .hits = { 0, 0, 0, 1000 },
+		.total = 5000,
+	};
+	struct teo_test_ctx *ctx = test->priv;
+	bool stop_tick;
+	int idx;
+
+	teo_test_load(ctx, &teo_spr);
+	teo_test_set_bins(test, ctx, &bins);
+	ctx->sleep_length_ns = 10 * TEO_TICK;
+	idx = teo_test_select(ctx, &stop_tick);
+
+	KUNIT_EXPECT_EQ(test, idx, 1);
+	KUNIT_EXPECT_FALSE(test, stop_tick);
+	KUNIT_EXPECT_EQ(test, ctx->sleep_length_calls, 1);
+	KUNIT_EXPECT_EQ(test, teo_test_data(ctx)->sleep_length_ns,
+			10 * TEO_TICK);
 }
 
 /*
@@ -1635,9 +2158,10 @@ static void teo_props_no_recent_window(struct kunit *test)
 /*
  * No utilization (or other hidden) input: with the same bins and the same
  * faked inputs, every selection decides the same and consults each input
- * once.  RK3399 bins: ib 3000, 6000 > 5500, walk: I[1] 2500 (5000 > 3000)
- * gives state 1 (900 us), which fits 10 ms; 3000 > 5500 / 2 + 5500 / 8 =
- * 3437 fails, so 10 ms stops the tick.
+ * once.  RK3399 bins, 10 ms timer, candidate 2: ib 3000, hb 0, R 5500:
+ * 6000 > 5500, walk.  From 2500: + I[1] = 5000, 10000 > 5500: state 1
+ * (900 us); 3000 > 5500 / 2 + 5500 / 8 = 3437 fails, so 10 ms stops the
+ * tick.
  */
 static void teo_props_same_inputs_same_decision(struct kunit *test)
 {
@@ -1669,7 +2193,8 @@ static void teo_props_same_inputs_same_decision(struct kunit *test)
 static struct kunit_case teo_props_test_cases[] = {
 	KUNIT_CASE(teo_props_walk_to_zero_queries),
 	KUNIT_CASE(teo_props_walk_to_zero_queries_anyway),
-	KUNIT_CASE(teo_props_limit_to_zero_skips_query),
+	KUNIT_CASE(teo_props_limit_to_zero_queries),
+	KUNIT_CASE(teo_props_shallow_walk_queries),
 	KUNIT_CASE(teo_props_walk_to_zero_timer_is_hit),
 	KUNIT_CASE(teo_props_walk_to_zero_irq_is_intercept),
 	KUNIT_CASE(teo_props_no_recent_window),
@@ -1687,20 +2212,24 @@ static struct kunit_suite teo_props_suite = {
 /* cpuidle_teo_adaptation: how fast the bins follow a changing workload */
 
 /*
- * RK3399 (residencies 1, 900, 2000 us) and a 10 ms timer.  Timer wakeups
- * land in the tick bin (2000 us < T, 10 ms >= T) or, for HZ=1000, in bin 2:
- * either way a deep hit, written H, never below the candidate (state 2).
- * Intercepts land in bin b (bin 0 for 50 us: 50/2 = 25 us from state 2,
- * 49.5 us from state 0; bin 1 for 1500 us: 1500 - 450 = 1050 us from state
- * 2, 1500 - 185 = 1315 us from state 1), written I.  Nothing else is ever
- * added, so for candidate 2: ib = I, hb = 0, total = H + I, and the walk
- * runs iff 2I > H + I, that is I > H; it then stops in bin b (2 * I > I),
- * so the selection is state b.
+ * RK3399 (residencies 1, 900, 2000 us) and a 10 ms timer, so candidate 2.
+ * A timer wakeup comes at the timer (span = sleep length) or, when the tick
+ * was kept, by the tick first, a safety net: either way the whole 10 ms, in
+ * the tick bin (2000 us < T, 10 ms >= T) or, for HZ >= 500, in bin 2: a
+ * deep hit, written H, never below the candidate.  Intercepts land in bin
+ * b (bin 0 for 50 us: 50/2 = 25 us from state 2, 49.5 us from state 0;
+ * bin 1 for 1500 us: 1500 - 450 = 1050 us from state 2, 1500 - 185 =
+ * 1315 us from state 1), written I.  Nothing else is ever added, so
+ * ib = I, hb = 0, R = total = H + I, and the walk runs iff 2I > H + I,
+ * that is I > H.  It starts from R - ib = H.  For b = 1 it stops in bin 1
+ * (2 * (H + I) > H + I); for b = 0, bin 1 adds nothing and 2H > H + I
+ * fails (H < I), then bin 0 brings H + I: so the selection is state b.
  *
- * Both metrics follow m -> m - (m >> 3) (+ 1024 for the one that grows).
- * After TEO_LONG_RUN wakeups of one kind, the growing metric is exactly
- * 8192 (see teo_update_decay_saturates) and the other has decayed to 7
- * (15 -> 14 -> ... -> 8 -> 7, and 7 >> 3 = 0).
+ * Both metrics follow m -> m - (m >> 3) (+ 1024 for the one that grows),
+ * and a metric below 8 drops to 0.  After TEO_LONG_RUN wakeups of one kind,
+ * the growing metric is exactly 8192 (see teo_update_decay_saturates) and
+ * the other is 0: 8192 decays without a pulse to 8 -> 7 -> 0 (7 >> 3 = 0)
+ * in 58 updates, well within TEO_LONG_RUN.
  */
 
 struct teo_adapt_case {
@@ -1755,14 +2284,15 @@ static void teo_adapt_goes_shallow(struct kunit *test)
 
 /*
  * After TEO_LONG_RUN timer and then TEO_LONG_RUN intercept wakeups,
- * H = 7 and I = 8192.  After m timer wakeups:
+ * H = 0 and I = 8192.  After m timer wakeups (each H becomes
+ * H - (H >> 3) + 1024, each I becomes I - (I >> 3)):
  *   m:  1     2     3     4     5     6
- *   H:  1031  1927  2711  3397  3997  4522
+ *   H:  1024  1920  2704  3390  3991  4517
  *   I:  7168  6272  5488  4802  4202  3677
- * I > H up to m = 5: the 6 selections after the intercepts stay shallow,
- * the 7th is deep again.  A shallow selection that keeps the tick is
- * woken by it before the 10 ms timer: the tick safety net makes that a
- * deep hit too.
+ * I > H up to m = 5: the 6 selections after the intercepts (which see m =
+ * 0 .. 5) stay shallow, the 7th is deep again.  A shallow selection that
+ * keeps the tick is woken by it before the 10 ms timer: the tick safety
+ * net makes that a deep hit too.
  */
 #define TEO_ADAPT_M	6
 
@@ -1781,8 +2311,8 @@ static void teo_adapt_returns_deep(struct kunit *test)
 	teo_test_select(ctx, &stop_tick);
 	KUNIT_EXPECT_EQ(test, cpu_data->bins[c->shallow].intercepts,
 			TEO_MAX_METRIC);
-	KUNIT_EXPECT_EQ(test, teo_test_deep_hits(ctx), 7);
-	KUNIT_EXPECT_EQ(test, cpu_data->total, TEO_MAX_METRIC + 7);
+	KUNIT_EXPECT_EQ(test, teo_test_deep_hits(ctx), 0);
+	KUNIT_EXPECT_EQ(test, cpu_data->total, TEO_MAX_METRIC);
 
 	for (m = 1; m <= TEO_ADAPT_M; m++) {
 		idx = teo_test_timer(ctx, TEO_MS(10), &stop_tick);
@@ -1791,7 +2321,7 @@ static void teo_adapt_returns_deep(struct kunit *test)
 	idx = teo_test_timer(ctx, TEO_MS(10), &stop_tick);
 	KUNIT_EXPECT_EQ(test, idx, 2);
 	KUNIT_EXPECT_EQ(test, cpu_data->bins[c->shallow].intercepts, 3677);
-	KUNIT_EXPECT_EQ(test, teo_test_deep_hits(ctx), 4522);
+	KUNIT_EXPECT_EQ(test, teo_test_deep_hits(ctx), 4517);
 }
 
 static struct kunit_case teo_adapt_test_cases[] = {
@@ -1875,8 +2405,9 @@ static void teo_drivers_max_states_select(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, idx, 4);
 
 	/*
-	 * I[5..8] = 1000, H[9] = 1000: ib 4000, 8000 > 5000.  Walk from 8:
-	 * sums 1000, 2000 (4000 > 4000 fails), 3000 (6000 > 4000): state 6.
+	 * I[5..8] = 1000, H[9] = 1000, 10T timer: candidate 9, ib 4000,
+	 * hb 0, R 5000: 8000 > 5000.  Walk from R - ib = 1000: 2000 at 8
+	 * (4000 > 5000 fails), 3000 at 7 (6000 > 5000): state 7.
 	 */
 	for (i = 5; i <= 8; i++)
 		cpu_data->bins[i].intercepts = 1000;
@@ -1884,7 +2415,7 @@ static void teo_drivers_max_states_select(struct kunit *test)
 	cpu_data->total = 5000;
 	ctx->sleep_length_ns = 10 * TEO_TICK;
 	idx = teo_test_select(ctx, &stop_tick);
-	KUNIT_EXPECT_EQ(test, idx, 6);
+	KUNIT_EXPECT_EQ(test, idx, 7);
 }
 
 /* Equal residencies: the deeper state of the two owns the bin. */
@@ -2010,10 +2541,12 @@ static void teo_drivers_polling_state_keeps_tick(struct kunit *test)
 /*
  * An unordered table pins the stopped-tick walk rule: once a state at least
  * T deep was met, a shallower one is passed over instead of ending the walk.
- * State 0 (2T) is deeper than state 1 (50 us).  Walk from 3 on the walk-to-0
- * bins: I[2] 500 (state 2 is T deep: the fallback), I[1] 1000 (50 us: passed
- * over), I[0] 5000 > 5000 / 2 at state 0, 2T deep and enabled: state 0, so
- * the sleep length is queried and the tick is kept.
+ * State 0 (2T) is deeper than state 1 (50 us).  10T timer: candidate 3
+ * (3T fits).  Walk-to-0 bins: ib 5000, hb 0, R 6000: 10000 > 6000.  From
+ * R - ib = 1000: 1500 at 2 (T deep: the fallback), 2000 at 1 (50 us: passed
+ * over), 6000 > 6000 / 2 at state 0, 2T deep and enabled: state 0, with
+ * the tick kept; the sleep length was queried first, as on every selection
+ * with a choice.
  */
 static void teo_drivers_unordered_residency(struct kunit *test)
 {
@@ -2151,7 +2684,9 @@ static void teo_drivers_all_intercepts(struct kunit *test)
 	/*
 	 * 50 us wakeups under a 950 us timer: from state 9, 50 < 90 us is
 	 * halved to 25 us; from state 0, 50 us.  Always bin 0.  The first
-	 * selection is deep (empty bins), all later ones walk to state 0.
+	 * selection is deep (empty bins), all later ones walk to state 0:
+	 * candidate 9, ib = R = I[0], the walk starts from 0 and only bin 0
+	 * brings it above R / 2.
 	 */
 	teo_test_load_max(ctx);
 	teo_test_intercept(ctx, teo_max_bin_ns(9), TEO_US(50), &stop_tick);
