@@ -573,7 +573,8 @@ VISIBLE_IF_KUNIT int teo_select(struct cpuidle_driver *drv,
 	cpu_data->selected_at_ns = teo_clock_ns();
 	/*
 	 * Unknown until queried.  Infinite for the next update, which then
-	 * scores a hit only if the CPU stayed idle into the last bin.
+	 * counts the wakeup as an intercept, or as a hit of the extra bin
+	 * past the tick if the CPU stayed idle that long.
 	 */
 	cpu_data->sleep_length_ns = KTIME_MAX;
 

@@ -26,10 +26,10 @@
 
 /**
  * struct teo_bin - Wakeup statistics of one idle state bin.
- * @hits: Decaying count of wakeups whose measured idle duration and sleep
- *	length both fell into this bin.
- * @intercepts: Decaying count of wakeups whose measured idle duration fell
- *	into this bin while the sleep length fell into a deeper one.
+ * @hits: Decaying count of wakeups at the foreseen timer (or by a safety
+ *	net) whose sleep length fell into this bin.
+ * @intercepts: Decaying count of wakeups before the foreseen timer whose
+ *	measured idle duration fell into this bin.
  *
  * Bin i covers idle durations from the target residency of state i up to
  * (not including) the target residency of state i + 1; the last bin is
