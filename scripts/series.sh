@@ -681,7 +681,7 @@ lab_family_table() {
 import csv, statistics, sys
 path, cols = sys.argv[1], [c.split(":", 1) for c in sys.argv[2:]]
 rows = list(csv.DictReader(open(path), delimiter="\t"))
-need = {"scenario", "family", "platform", "governor", "energy_pct_of_oracle", "miss_pct"}
+need = {"scenario", "family", "platform", "governor", "energy_pct", "miss_pct"}
 if not rows or not need <= set(rows[0]):
     sys.exit("lab results: %s lacks the columns %s" % (path, ", ".join(sorted(need))))
 runs, fams = {}, []
@@ -689,7 +689,7 @@ for r in rows:
     if r["family"] not in fams:
         fams.append(r["family"])
     runs.setdefault(r["governor"], {})[(r["family"], r["scenario"], r["platform"])] = (
-        float(r["energy_pct_of_oracle"]), float(r["miss_pct"]))
+        float(r["energy_pct"]), float(r["miss_pct"]))
 for label, _ in cols:
     if label not in runs:
         sys.exit("lab results: no rows for governor " + label)
@@ -717,7 +717,7 @@ PY
 }
 
 # Print a plain-text table of the lab's results.tsv $1 that sets governor
-# label $2 against the baselines of the run (the teo and menu of the base
+# label $2 (titled $3) against the baselines of the run (the teo and menu of the base
 # and mainline trees, labels "teo-X.Y" and "menu-X.Y"): per scenario
 # family, the baseline with the lowest median energy, its medians and
 # $2's, and the runs where $2 spends more than 5 % above the best baseline
@@ -725,18 +725,18 @@ PY
 lab_baseline_table() {
 	python3 - "$@" <<'PY'
 import csv, re, statistics, sys
-path, ours = sys.argv[1], sys.argv[2]
+path, ours, title = sys.argv[1], sys.argv[2], sys.argv[3]
 rows = list(csv.DictReader(open(path), delimiter="\t"))
 runs, fams = {}, []
 for r in rows:
     if r["family"] not in fams:
         fams.append(r["family"])
     runs.setdefault(r["governor"], {})[(r["family"], r["scenario"], r["platform"])] = (
-        float(r["energy_pct_of_oracle"]), float(r["miss_pct"]))
+        float(r["energy_pct"]), float(r["miss_pct"]))
 bases = sorted(g for g in runs if re.fullmatch(r"(teo|menu)-[0-9]+\.[0-9]+", g))
 if ours not in runs or not bases:
     sys.exit("lab results: no rows for %s or for any baseline" % ours)
-print("  family  best baseline    its median     %-6s median  >5 %% above" % ours[:6])
+print("  family  best baseline    its median    %6s median  >5 %% above" % title[:6])
 print("                          energy   miss   energy   miss  best, runs")
 for fam in fams + ["all"]:
     keys = [k for k in runs[ours] if fam == "all" or k[0] == fam]
@@ -807,7 +807,7 @@ judge_behaviour() {
 			die "$(rel "$c") claims no functional change, but on Linux $BASE_NAME its governor decides differently from the one before it in $divergent cases ($runs scenario runs plus random tables; scripts/replay.sh diff)"
 		fi
 		{
-			printf '\nMeasured effect on Linux %s (generated: the replay lab, which is not part of this series, runs the unmodified governor sources on simulated idle timelines for real idle-state tables; energy in %% of an oracle that knows every wakeup in advance, miss = above + below in %% of idle entries, medians per scenario family):\n' \
+			printf '\nMeasured effect on Linux %s (generated: the replay lab, which is not part of this series, runs the unmodified governor sources on simulated idle timelines for real idle-state tables; energy in %% of a yardstick (an oracle that knows every wakeup in advance where the scenario is open-loop, the best of the governors where their choices feed back into the timeline), miss = above + below in %% of idle entries, medians per scenario family):\n' \
 				"$BASE_NAME" | wrap72
 			printf '\n'
 			lab_family_table "$ew/lab/results.tsv" "$before:before" "$after:after" ||
@@ -815,7 +815,7 @@ judge_behaviour() {
 			printf '\n'
 			printf 'After this change, against the unmodified teo and menu of the base tree and of the newest mainline tree in the same replay (labelled by version):\n\n' |
 				wrap72
-			lab_baseline_table "$ew/lab/results.tsv" "$after" ||
+			lab_baseline_table "$ew/lab/results.tsv" "$after" after ||
 				die "cannot read the lab's results"
 			printf '\n'
 			printf 'The state or tick decision differs somewhere in %s of the cases compared (%s scenario runs on real idle-state tables plus a set of random tables; %s decisions replayed).\n' \
@@ -879,7 +879,7 @@ measured_results() {
 	printf '\n%s\n' "$BASE_TEXT" | wrap72
 	printf '\n'
 	{
-		printf 'Measured on this base (generated; the tools are not part of the series).  Replay lab: the unmodified governor sources on simulated idle timelines for real idle-state tables, energy in %% of an oracle that knows every wakeup in advance, miss = above + below in %% of idle entries, medians per scenario family; "base" is the teo and menu of Linux %s, "series" the teo after the last patch:\n' \
+		printf 'Measured on this base (generated; the tools are not part of the series).  Replay lab: the unmodified governor sources on simulated idle timelines for real idle-state tables, energy in %% of a yardstick (an oracle that knows every wakeup in advance where the scenario is open-loop, the best of the governors where their choices feed back into the timeline), miss = above + below in %% of idle entries, medians per scenario family; "base" is the teo and menu of Linux %s, "series" the teo after the last patch:\n' \
 			"$BASE_NAME"
 	} | wrap72
 	printf '\n'
