@@ -346,6 +346,8 @@ copy_overlay() {
 	while IFS= read -r path; do
 		[ -e "$TEO_REPO/$path" ] || continue
 		mkdir -p "$dir/$(dirname "$path")"
+		# A folder left by an earlier run would receive a nested copy.
+		rm -rf "${dir:?}/$path"
 		cp -R "$TEO_REPO/$path" "$dir/$path"
 	done <<EOF
 $TEO_OVERLAY_PATHS
