@@ -91,7 +91,8 @@ lab_tree_problem() {
 
 # Unpack the parts of Debian's base tarball the lab reads, without the
 # kernel build lock (the lab builds no kernel): governors, idle drivers,
-# device trees and what they include.
+# the architectures (device trees, idle tables and the headers they use),
+# and the few core files extract-tables.py reads.
 lab_partial_base() {
 	local dest=$TEO_CACHE/replay/base/$TEO_DEBIAN_PKG tmp p=$TEO_DEBIAN_PKG
 	if [ ! -f "$dest/.teo-unpacked" ]; then
@@ -106,7 +107,9 @@ lab_partial_base() {
 			tmp=$(mktemp -d "$TEO_CACHE/replay/base/unpack.XXXXXX")
 			tar -xJf "$TEO_DEBIAN_TARBALL" -C "$tmp" --wildcards \
 				"$p/Makefile" "$p/drivers/cpuidle/*" "$p/drivers/idle/*" \
-				"$p/arch/*/boot/dts/*" "$p/include/dt-bindings/*" \
+				"$p/drivers/of/cpu.c" "$p/include/linux/cpuidle.h" \
+				"$p/include/uapi/linux/input-event-codes.h" \
+				"$p/arch/*" "$p/include/dt-bindings/*" \
 				"$p/scripts/dtc/include-prefixes/*" ||
 				{ rm -rf "$tmp"; die "could not unpack $TEO_DEBIAN_TARBALL"; }
 			rm -rf "$dest"
