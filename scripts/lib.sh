@@ -16,6 +16,7 @@ TEO_OVERLAY_PATHS="drivers/cpuidle/governors/teo.c
 drivers/cpuidle/governors/teo.h
 drivers/cpuidle/governors/.kunitconfig
 drivers/cpuidle/governors/tests/teo_kunit.c
+include/trace/events/cpuidle_teo.h
 tools/testing/selftests/cpuidle-teo
 Documentation/admin-guide/pm/teo.rst"
 # Small changes to upstream files, applied in the order of the commits that
