@@ -261,6 +261,24 @@ static inline double lat_bin_us(int b)
 
 /* --- the engine -------------------------------------------------------- */
 
+/*
+ * What a traced governor's trace events said during one select() call
+ * (see shim/include/trace/events/cpuidle_teo.h).  The words are indices
+ * into replay_event_words[].
+ */
+struct event_note {
+	s64 sleep_length;	/* -1: not queried */
+	s8 deepest, candidate, state;
+	u8 selects;		/* selection events seen */
+	u8 stop_tick, reason;
+	u8 updates;		/* update events seen */
+	u8 kind;
+	s8 update_state, bin;
+};
+
+#define MAX_EVENT_WORDS	32
+extern const char *replay_event_words[MAX_EVENT_WORDS];
+
 /* Inputs and outputs of one selection, for the differential check. */
 struct decision {
 	u64 t;
@@ -271,6 +289,7 @@ struct decision {
 	u16 disabled;
 	s8 cpu, last_state, idx;
 	u8 stop_tick, tick_stopped, poll_limit_hit, got_tick;
+	struct event_note ev;
 };
 
 struct decision_log {
