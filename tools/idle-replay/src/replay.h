@@ -161,10 +161,14 @@ int trace_convert(FILE *in, const char *name, FILE *out, int hz,
 
 /*
  * What a governor is to the lab: the oracle, ours (this repository's teo),
- * a baseline from the base tree or from the newest mainline tree, or an
- * extra source given on the command line (shown, never a baseline).
+ * a baseline from the base tree or from the newest mainline tree, an extra
+ * source given on the command line (shown, never a baseline), or the twin:
+ * ours built with its trace events recording, which only the trace gate
+ * runs (diff --events) and no report or gate shows.
  */
-enum gov_role { ROLE_ORACLE, ROLE_OURS, ROLE_BASE, ROLE_MAINLINE, ROLE_EXTRA };
+enum gov_role {
+	ROLE_ORACLE, ROLE_OURS, ROLE_BASE, ROLE_MAINLINE, ROLE_EXTRA, ROLE_TWIN
+};
 
 struct gov_entry {
 	const char *label;
@@ -318,6 +322,21 @@ struct call_rec {
 	struct call *c;
 	size_t n, cap;
 };
+
+/*
+ * The trace gate (diff --events): a traced governor's events against its
+ * decisions.  Each writes what it found to @log.
+ */
+struct event_stats {
+	u64 decisions, inconsistent;
+	u64 reasons[MAX_EVENT_WORDS];
+	u64 kinds[MAX_EVENT_WORDS];
+	char first[320];	/* the first inconsistency */
+};
+
+void events_check(struct event_stats *st, const char *what,
+		  const struct decision_log *l);
+void events_print(FILE *f, const char *label, const struct event_stats *st);
 
 /* Set while the overhead measurement plays calls back. */
 extern const struct call *replay_playback;
