@@ -10,7 +10,7 @@ usage: $teo_prog [--help]
 
 Check, in the private tree from scripts/prepare-tree.sh:
   - checkpatch.pl --strict: no errors, warnings or checks on every kernel-side
-    C file of the repository;
+    C file of the repository (drivers/, include/, the selftests, cpuidle-emu);
   - kernel-doc -none -Wall: no warnings;
   - a W=1 C=2 (sparse) build of drivers/cpuidle/governors/ in the KUnit build
     folder: no warnings (run scripts/run-kunit.sh once first);
@@ -37,11 +37,12 @@ fail() {
 	failed=1
 }
 
-# Kernel-side C sources and headers owned by this repository.
+# Kernel-side C sources and headers owned by this repository (the trace
+# event header under include/ too).
 kernel_files() {
 	(cd "$TEO_REPO" &&
-		find drivers tools/testing/selftests/cpuidle-teo tools/cpuidle-emu \
-			-name '*.[ch]' 2>/dev/null | sort)
+		find drivers include tools/testing/selftests/cpuidle-teo \
+			tools/cpuidle-emu -name '*.[ch]' 2>/dev/null | sort)
 }
 
 check_checkpatch() {

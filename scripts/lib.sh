@@ -16,9 +16,11 @@ TEO_OVERLAY_PATHS="drivers/cpuidle/governors/teo.c
 drivers/cpuidle/governors/teo.h
 drivers/cpuidle/governors/.kunitconfig
 drivers/cpuidle/governors/tests/teo_kunit.c
+include/trace/events/cpuidle_teo.h
 tools/testing/selftests/cpuidle-teo
 Documentation/admin-guide/pm/teo.rst"
-# Small changes to upstream files, applied in this order.
+# Small changes to upstream files, applied in the order of the commits that
+# name them (scripts/prepare-tree.sh ordered_edits).
 TEO_EDITS_DIR=$TEO_REPO/series/edits
 # A lock shared by everything that builds a kernel or benchmarks: two kernel
 # builds, or a build and a benchmark, must never share this machine.  The

@@ -103,12 +103,36 @@ unshare_file() {
 	mv -f "$f.teo-tmp" "$f"
 }
 
+# The upstream edits in the order the series applies them: those of each
+# series/NN-*.commit (its Edits: line) in the order of NN, then any edit no
+# commit names.  Two edits of the same lines of a file (MAINTAINERS) only
+# apply in that order.
+ordered_edits() {
+	local c e listed=" "
+	for c in "${TEO_EDITS_DIR%/*}"/[0-9]*.commit; do
+		[ -e "$c" ] || continue
+		# One word per edit name.
+		# shellcheck disable=SC2013
+		for e in $(sed -n '1,/^$/s/^Edits:[[:space:]]*//p' "$c"); do
+			[ -f "$TEO_EDITS_DIR/$e" ] || continue
+			printf '%s\n' "$TEO_EDITS_DIR/$e"
+			listed="$listed$e "
+		done
+	done
+	for e in "$TEO_EDITS_DIR"/*.patch; do
+		[ -e "$e" ] || continue
+		case $listed in
+		*" ${e##*/} "*) ;;
+		*) printf '%s\n' "$e" ;;
+		esac
+	done
+}
+
 # Apply the upstream edits to tree $1; on a mismatch name the file and base.
 apply_edits() {
 	local tree=$1 ver=$2 edit target
 
-	for edit in "$TEO_EDITS_DIR"/*.patch; do
-		[ -e "$edit" ] || continue
+	while IFS= read -r edit; do
 		sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$edit" |
 		while IFS= read -r target; do
 			unshare_file "$tree/$target"
@@ -121,7 +145,7 @@ apply_edits() {
 		fi
 		patch -s -p1 -d "$tree" --fuzz=0 --forward --no-backup-if-mismatch \
 			-i "$edit" >/dev/null
-	done
+	done < <(ordered_edits)
 }
 
 # Print what makes tree $1's copies of the overlay paths equal to the
@@ -177,7 +201,7 @@ tree_stamp() {
 	{
 		printf 'base=%s\n' "$base"
 		kernel_version "$base"
-		cat "$TEO_EDITS_DIR"/*.patch 2>/dev/null
+		ordered_edits | while IFS= read -r edit; do cat "$edit"; done
 		printf '%s\n' "$TEO_OVERLAY_PATHS"
 	} | sha1sum | cut -c1-40
 }

@@ -10,8 +10,9 @@ LAB=$TEO_REPO/tools/idle-replay
 FUZZ_DECISIONS=1000000
 FUZZ_SEED=1
 # Governors whose contract violations fail the check (the baselines' are
-# findings to report, not failures of ours).
-MUST_PASS=oracle,teo
+# findings to report, not failures of ours; teo-traced is ours with its
+# trace events recording).
+MUST_PASS=oracle,teo,teo-traced
 GATES=$LAB/gates.conf
 INTENDED=$LAB/intended-differences
 KUNIT_SRC=$TEO_REPO/drivers/cpuidle/governors/tests/teo_kunit.c
@@ -33,7 +34,10 @@ Commands:
         against every baseline (tools/idle-replay/gates.conf), the intended
         differences from the base teo (tools/idle-replay/intended-differences),
         the randomized contract check under ASan/UBSan ($FUZZ_DECISIONS
-        decisions per governor), bad-input, converter and tooling tests.
+        decisions per governor), the trace gate (our teo.c with its trace
+        calls compiled out and with them recording must decide alike
+        everywhere, and the recorded events must match the decisions),
+        bad-input, converter and tooling tests.
         --targets: the targets are a gate too.
   targets
         The targets table our teo is judged by; exit 1 if one is missed.
@@ -91,7 +95,8 @@ lab_tree_problem() {
 
 # Unpack the parts of Debian's base tarball the lab reads, without the
 # kernel build lock (the lab builds no kernel): governors, idle drivers,
-# device trees and what they include.
+# the architectures (device trees, idle tables and the headers they use),
+# and the few core files extract-tables.py reads.
 lab_partial_base() {
 	local dest=$TEO_CACHE/replay/base/$TEO_DEBIAN_PKG tmp p=$TEO_DEBIAN_PKG
 	if [ ! -f "$dest/.teo-unpacked" ]; then
@@ -106,7 +111,9 @@ lab_partial_base() {
 			tmp=$(mktemp -d "$TEO_CACHE/replay/base/unpack.XXXXXX")
 			tar -xJf "$TEO_DEBIAN_TARBALL" -C "$tmp" --wildcards \
 				"$p/Makefile" "$p/drivers/cpuidle/*" "$p/drivers/idle/*" \
-				"$p/arch/*/boot/dts/*" "$p/include/dt-bindings/*" \
+				"$p/drivers/of/cpu.c" "$p/include/linux/cpuidle.h" \
+				"$p/include/uapi/linux/input-event-codes.h" \
+				"$p/arch/*" "$p/include/dt-bindings/*" \
 				"$p/scripts/dtc/include-prefixes/*" ||
 				{ rm -rf "$tmp"; die "could not unpack $TEO_DEBIAN_TARBALL"; }
 			rm -rf "$dest"
@@ -179,7 +186,7 @@ add_gov() {
 	path=${1#*=}
 	case $label in
 	""|*[!A-Za-z0-9._-]*) usage_error "--gov label '$label' is not a plain name (letters, digits, . _ -)" ;;
-	oracle|teo|teo-[0-9]*|menu-[0-9]*) usage_error "--gov label '$label' is taken by the lab (oracle, teo, teo-X.Y, menu-X.Y)" ;;
+	oracle|teo|teo-traced|teo-[0-9]*|menu-[0-9]*) usage_error "--gov label '$label' is taken by the lab (oracle, teo, teo-traced, teo-X.Y, menu-X.Y)" ;;
 	esac
 	case $extra_labels in
 	*" $label "*) usage_error "--gov label '$label' given twice" ;;
@@ -358,7 +365,7 @@ cmd_overhead() {
 . "$LAB/tests/tooling.sh"
 
 cmd_check() {
-	local out dir targets=() start=$SECONDS fuzz_pid rc=0
+	local out dir targets=() start=$SECONDS fuzz_pid trace_pid rc=0 trc=0
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--targets) targets=(--targets) ;;
@@ -374,14 +381,19 @@ cmd_check() {
 	dir=$TEO_CACHE/replay/check
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	# The contract check under ASan next to the gates' two processes.
+	# The contract check under ASan and the trace gate next to the gates'
+	# two processes.
 	run_contract "$out/idle-replay-asan" "$dir" > "$dir/contract.out" 2>&1 &
 	fuzz_pid=$!
+	run_trace_gate "$out/idle-replay" "$dir/trace-gate.log" &
+	trace_pid=$!
 	check_gates "$out/idle-replay" "$dir/gates.log" "${targets[@]}"
 	wait "$fuzz_pid" || rc=$?
 	cat "$dir/contract.out"
 	result "$rc" "contract check of every governor under ASan/UBSan (logs: $dir/fuzz-*.log)"
-	note "gates and contract check done ($((SECONDS - start)) s)"
+	wait "$trace_pid" || trc=$?
+	trace_gate_result "$trc" "$dir/trace-gate.log"
+	note "gates, contract check and trace gate done ($((SECONDS - start)) s)"
 	tooling_tests "$out" "$dir"
 	printf '%s passed, %s failed (%s s)\n' "$passed" "$failed" "$((SECONDS - start))"
 	[ "$failed" = 0 ]

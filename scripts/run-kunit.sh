@@ -13,6 +13,10 @@ Run the teo KUnit suites with the kernel's own tools/testing/kunit/kunit.py
 from scripts/prepare-tree.sh.  The build folder is kept, so later runs are
 incremental.
 
+The kernel is built with tracing and boots with teo's trace events
+enabled (trace_event=cpuidle_teo:*), so the suites also run the events'
+code.
+
 Fails when kunit.py reports a failure, a crash or no tests at all, or when
 the kernel log holds a BUG, WARNING, Oops or sanitizer report.
 
@@ -40,8 +44,13 @@ src=$slot/src
 build=$slot/build-$variant
 need_space "$slot" 4096
 
+# Tracing on, with teo's events enabled from boot: teo.c is then built (and
+# checked by check-style.sh's W=1 C=2 build in this folder) with its trace
+# events compiled in, and the suites run their code.
 args=(run --arch=x86_64 --build_dir="$build"
       --kunitconfig="$src/drivers/cpuidle/governors/.kunitconfig"
+      --kconfig_add=CONFIG_FTRACE=y --kconfig_add=CONFIG_ENABLE_DEFAULT_TRACERS=y
+      --kernel_args=trace_event=cpuidle_teo:*
       --jobs="$(nproc)" --timeout=600)
 if command -v ccache >/dev/null 2>&1; then
 	args+=(--make_options="CC=ccache gcc")

@@ -108,15 +108,15 @@ config_digest() {
 }
 
 # The kernel's inputs: the private copy's stamp (base tree and upstream
-# edits), the config fragments and the overlay's files under drivers/ (the
-# selftests and the documentation do not go into the kernel).
+# edits), the config fragments and the overlay's files under drivers/ and
+# include/ (the selftests and the documentation do not go into the kernel).
 kernel_stamp() {
 	local path
 	{
 		cat "$slot/src.stamp"
 		config_digest
 		while IFS= read -r path; do
-			case $path in drivers/*) ;; *) continue ;; esac
+			case $path in drivers/*|include/*) ;; *) continue ;; esac
 			[ -e "$src/$path" ] || continue
 			find "$src/$path" -type f -print0 | sort -z | xargs -0 sha1sum
 		done <<EOF2

@@ -87,6 +87,9 @@
 #include "gov.h"
 #include "teo.h"
 
+#define CREATE_TRACE_POINTS
+#include <trace/events/cpuidle_teo.h>
+
 static DEFINE_PER_CPU(struct teo_cpu, teo_cpus);
 
 /**
@@ -265,6 +268,7 @@ VISIBLE_IF_KUNIT void teo_update(struct cpuidle_driver *drv,
 	u64 idle_ns = teo_measured_idle_ns(drv, dev, cpu_data);
 	int deepest = drv->state_count - 1;
 	int timer_bin = 0, idle_bin = 0;
+	enum teo_update_kind kind;
 	unsigned int total = 0;
 	int i;
 
@@ -294,19 +298,26 @@ VISIBLE_IF_KUNIT void teo_update(struct cpuidle_driver *drv,
 			timer_bin = deepest + 1;
 			if (idle_ns >= TICK_NSEC) {
 				cpu_data->tick_hits += PULSE;
+				kind = TEO_UPDATE_TICK_HIT;
 				goto out;
 			}
 		}
 	}
 
 	if (idle_bin == timer_bin &&
-	    teo_woke_with_timer(drv, dev, sleep_length_ns, idle_ns))
+	    teo_woke_with_timer(drv, dev, sleep_length_ns, idle_ns)) {
 		cpu_data->bins[timer_bin].hits += PULSE;
-	else
+		kind = TEO_UPDATE_HIT;
+	} else {
 		cpu_data->bins[idle_bin].intercepts += PULSE;
+		kind = TEO_UPDATE_INTERCEPT;
+	}
 
 out:
 	cpu_data->total = total + PULSE;
+	trace_teo_update(dev->cpu, dev->last_state_idx, dev->last_residency_ns,
+			 idle_ns, sleep_length_ns, kind,
+			 kind == TEO_UPDATE_INTERCEPT ? idle_bin : timer_bin);
 }
 EXPORT_SYMBOL_IF_KUNIT(teo_update);
 
@@ -380,8 +391,9 @@ static int teo_fit_shallower(struct cpuidle_driver *drv,
 /**
  * struct teo_scan - What a selection learns from passes over the states.
  * @first: Shallowest enabled state, -1 if none is enabled.
- * @candidate: Deepest enabled state, -1 if none is enabled; later the
- *	deepest one that also fits the sleep length and the latency limit.
+ * @deepest: Deepest enabled state, -1 if none is enabled.
+ * @candidate: Deepest enabled state that also fits the sleep length and the
+ *	latency limit, where the intercept test starts; set by teo_select().
  * @constraint: Deepest enabled state above 0 within the latency limit, else 0.
  * @intercepts_below: Sum of the intercepts of the bins below @candidate.
  * @hits_below: Sum of the hits of the bins below @candidate.
@@ -389,6 +401,7 @@ static int teo_fit_shallower(struct cpuidle_driver *drv,
  */
 struct teo_scan {
 	int first;
+	int deepest;
 	int candidate;
 	int constraint;
 	unsigned int intercepts_below;
@@ -403,6 +416,10 @@ struct teo_scan {
  * @cpu_data: Governor data of @dev.
  * @latency_limit_ns: Largest exit latency allowed.
  * @scan: Where to store the results.
+ *
+ * The candidate starts as the deepest enabled state and the sums below it
+ * as empty, so that a selection ending before the intercept test still
+ * leaves defined values for its trace event.
  */
 static void teo_scan_states(struct cpuidle_driver *drv,
 			    struct cpuidle_device *dev,
@@ -412,8 +429,10 @@ static void teo_scan_states(struct cpuidle_driver *drv,
 	int i;
 
 	scan->first = teo_state_enabled(dev, 0) ? 0 : -1;
-	scan->candidate = scan->first;
+	scan->deepest = scan->first;
 	scan->constraint = 0;
+	scan->intercepts_below = 0;
+	scan->hits_below = 0;
 	scan->intercepts_all = cpu_data->bins[0].intercepts;
 
 	for (i = 1; i < drv->state_count; i++) {
@@ -424,10 +443,11 @@ static void teo_scan_states(struct cpuidle_driver *drv,
 
 		if (scan->first < 0)
 			scan->first = i;
-		scan->candidate = i;
+		scan->deepest = i;
 		if (drv->states[i].exit_latency_ns <= latency_limit_ns)
 			scan->constraint = i;
 	}
+	scan->candidate = scan->deepest;
 }
 
 /**
@@ -548,6 +568,26 @@ static int teo_keep_tick_and_fit(struct cpuidle_driver *drv,
 }
 
 /**
+ * teo_apply - Take the outcome of one selection rule, noting if it decided.
+ * @idx: State chosen so far.
+ * @new_idx: State the rule chose, never deeper than @idx.
+ * @rule: The rule.
+ * @reason: Last rule that made the choice shallower; updated.
+ *
+ * The rules of teo_select() can only make the choice shallower, so the last
+ * one that did is the reason its trace event gives.
+ *
+ * Return: @new_idx.
+ */
+static int teo_apply(int idx, int new_idx, enum teo_select_reason rule,
+		     enum teo_select_reason *reason)
+{
+	if (new_idx < idx)
+		*reason = rule;
+	return new_idx;
+}
+
+/**
  * teo_select - Pick the idle state for a CPU about to go idle.
  * @drv: cpuidle driver of the CPU.
  * @dev: Target CPU.
@@ -561,6 +601,7 @@ VISIBLE_IF_KUNIT int teo_select(struct cpuidle_driver *drv,
 	struct teo_cpu *cpu_data = teo_cpu_data(dev);
 	s64 latency_limit_ns = teo_latency_limit_ns(dev->cpu);
 	ktime_t delta_tick = TICK_NSEC / 2;
+	enum teo_select_reason reason;
 	struct teo_scan scan;
 	s64 expected_ns;
 	int idx;
@@ -578,17 +619,23 @@ VISIBLE_IF_KUNIT int teo_select(struct cpuidle_driver *drv,
 	 */
 	cpu_data->sleep_length_ns = KTIME_MAX;
 
-	if (drv->state_count < 2)
-		goto keep_tick_shallowest;
-
+	/* Safe with one state too, and it gives the trace defined values. */
 	teo_scan_states(drv, dev, cpu_data, latency_limit_ns, &scan);
 
-	if (scan.candidate < 0)
+	if (drv->state_count < 2) {
+		reason = TEO_SELECT_NO_CHOICE;
 		goto keep_tick_shallowest;
+	}
 
-	if (scan.candidate == scan.first) {
+	if (scan.deepest < 0) {
+		reason = TEO_SELECT_NONE_ENABLED;
+		goto keep_tick_shallowest;
+	}
+
+	if (scan.deepest == scan.first) {
 		/* One state to use; stop the tick only if it is deep enough. */
-		idx = scan.candidate;
+		reason = TEO_SELECT_ONE_ENABLED;
+		idx = scan.deepest;
 		expected_ns = drv->states[idx].target_residency_ns;
 		goto tick_decision;
 	}
@@ -605,14 +652,18 @@ VISIBLE_IF_KUNIT int teo_select(struct cpuidle_driver *drv,
 	expected_ns = teo_sleep_length(&delta_tick);
 	cpu_data->sleep_length_ns = expected_ns;
 
-	idx = min(scan.candidate, scan.constraint);
+	reason = TEO_SELECT_DEEPEST;
+	idx = teo_apply(scan.deepest, min(scan.deepest, scan.constraint),
+			TEO_SELECT_LATENCY_LIMIT, &reason);
 	if (drv->states[idx].target_residency_ns > expected_ns)
-		idx = teo_fit_shallower(drv, dev, idx, expected_ns);
+		idx = teo_apply(idx, teo_fit_shallower(drv, dev, idx, expected_ns),
+				TEO_SELECT_SLEEP_LENGTH, &reason);
 
 	scan.candidate = idx;
 	teo_sum_below_candidate(cpu_data, &scan);
 	if (idx > 0 && teo_intercepts_dominate(cpu_data, &scan))
-		idx = teo_walk_intercepts(drv, dev, cpu_data, &scan);
+		idx = teo_apply(idx, teo_walk_intercepts(drv, dev, cpu_data, &scan),
+				TEO_SELECT_INTERCEPTS, &reason);
 
 	if (!idx)
 		goto keep_tick_shallowest;
@@ -625,14 +676,22 @@ VISIBLE_IF_KUNIT int teo_select(struct cpuidle_driver *drv,
 tick_decision:
 	if ((!teo_state_polls(drv, idx) && expected_ns >= TICK_NSEC) ||
 	    teo_tick_stopped())
-		return idx;
+		goto out;
 
-	return teo_keep_tick_and_fit(drv, dev, &scan, idx, delta_tick,
-				     stop_tick);
+	idx = teo_apply(idx, teo_keep_tick_and_fit(drv, dev, &scan, idx,
+						   delta_tick, stop_tick),
+			TEO_SELECT_TICK_FIT, &reason);
+	goto out;
 
 keep_tick_shallowest:
 	*stop_tick = false;
-	return 0;
+	idx = 0;
+out:
+	trace_teo_select(dev->cpu, scan.deepest, scan.candidate, idx, reason,
+			 cpu_data->sleep_length_ns, delta_tick, *stop_tick,
+			 scan.intercepts_below, scan.hits_below,
+			 cpu_data->total, scan.intercepts_all);
+	return idx;
 }
 EXPORT_SYMBOL_IF_KUNIT(teo_select);
 

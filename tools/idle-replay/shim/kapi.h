@@ -221,6 +221,64 @@ int replay_register_governor(struct cpuidle_governor *gov, const char *label);
 		(void)fn();						\
 	}
 
+/*
+ * Trace events.  An event header's TRACE_EVENT() gives a trace_<name>()
+ * that fills the event's entry with the header's own TP_fast_assign() code
+ * and passes it to replay_hook_<name>(), which the shim's copy of that
+ * header (include/trace/events/) defines.  define_trace.h is empty, so the
+ * header is read once.  A governor compiled with REPLAY_TRACE_OFF gets no
+ * functions: the shim's header turns each trace_<name>() into a macro that
+ * drops its arguments unevaluated.
+ */
+#define TP_PROTO(args...)		args
+#define TP_ARGS(args...)		args
+#define TP_STRUCT__entry(args...)	args
+#define TP_fast_assign(args...)		args
+#define __field(type, item)		type item;
+#define TRACE_DEFINE_ENUM(a)		_Static_assert((a) >= 0, #a)
+
+/* The word __print_symbolic() would print for @v, for the shim's hooks. */
+struct trace_print_flags {
+	unsigned long mask;
+	const char *name;
+};
+
+static inline const char *replay_print_symbolic(unsigned long v,
+						const struct trace_print_flags *s)
+{
+	for (; s->name; s++)
+		if (s->mask == v)
+			return s->name;
+	return "?";
+}
+
+#define __print_symbolic(value, symbols...)				\
+	replay_print_symbolic(value,					\
+		(const struct trace_print_flags[]){ symbols, { 0, NULL } })
+#ifdef REPLAY_TRACE_OFF
+#define TRACE_EVENT(name, proto, args, tstruct, assign, print)
+#else
+#define TRACE_EVENT(name, proto, args, tstruct, assign, print)		\
+	struct replay_entry_##name { tstruct };				\
+	static inline void trace_##name(proto)				\
+	{								\
+		struct replay_entry_##name __replay_entry;		\
+		struct replay_entry_##name *__entry = &__replay_entry;	\
+									\
+		assign;							\
+		replay_hook_##name(__entry);				\
+	}
+#endif
+
+/*
+ * What a traced governor's events tell the engine (src/engine.c): the last
+ * selection event and the last update event of the current select() call.
+ */
+void replay_event_select(int deepest, int candidate, int state,
+			 const char *reason, s64 sleep_length_ns,
+			 bool stop_tick);
+void replay_event_update(int state, const char *kind, int bin);
+
 /* KUnit hooks are no-ops: the lab always builds without CONFIG_KUNIT. */
 #define KUNIT_STATIC_STUB_REDIRECT(real_fn_name, args...) do { } while (0)
 #define VISIBLE_IF_KUNIT static

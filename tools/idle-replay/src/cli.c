@@ -116,14 +116,19 @@ struct cli cli_parse(int argc, char **argv, const char *allowed)
 			c.per_state = true;
 			continue;
 		}
+		if (!strcmp(a, "--events")) {
+			c.events = true;
+			continue;
+		}
 		if (i + 1 == argc)
 			die("option %s needs a value", a);
 		set_opt(&c, a + 2, argv[++i]);
 	}
-	for (i = 0; !c.ngov && i < replay_ngovs; i++)
-		c.gov[i] = &replay_govs[i];
+	/* By default every governor but the twin, which only the trace gate uses. */
 	if (!c.ngov)
-		c.ngov = replay_ngovs;
+		for (i = 0; i < replay_ngovs; i++)
+			if (replay_govs[i].role != ROLE_TWIN)
+				c.gov[c.ngov++] = &replay_govs[i];
 	if (!c.ndata)
 		c.data[c.ndata++] = REPLAY_DATA_DIR;
 	if (!c.jobs || c.jobs > 64)

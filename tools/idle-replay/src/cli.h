@@ -23,6 +23,7 @@ struct cli {
 	int hz;
 	bool targets;		/* --targets: the targets are a gate too */
 	bool per_state;		/* --per-state: run prints the counters */
+	bool events;		/* --events: check B's trace events (diff) */
 	const struct gov_entry *gov[MAX_GOVS];
 	int ngov;
 	char *args[16];		/* positional arguments */

@@ -5,7 +5,9 @@
  * state and tick decision at every step: every scenario on every platform
  * of the corpus, then random tables and timelines (disabled states, latency
  * limits, stopped ticks and odd tables the scenarios do not reach).  Used to
- * prove "no functional change" and that trace calls change no decision.
+ * prove "no functional change" and, with --events, that trace calls change
+ * no decision: B is then a traced build of A, and its trace events must
+ * also tell the truth about every decision (events.c).
  */
 
 #include <stdlib.h>
@@ -17,6 +19,9 @@
 
 /* Decisions per random case. */
 #define RANDOM_CASE	2000
+
+/* Checked in B's decisions when set (diff --events). */
+static struct event_stats *diff_events;
 
 /* Run @a and @b on one timeline; true if they decided alike.  @log: details. */
 static bool diff_one(const struct scenario *s, const struct platform *p,
@@ -34,12 +39,14 @@ static bool diff_one(const struct scenario *s, const struct platform *p,
 	run_one(s, p, b, &ob, m);
 	*decisions += la.n;
 	at = first_divergence(&la, &lb);
+	snprintf(what, sizeof(what), "%s on %s", s->name, p->name);
 	if (at >= 0 && log) {
-		snprintf(what, sizeof(what), "%s on %s", s->name, p->name);
 		describe_divergence(buf, sizeof(buf), what, a->label, &la,
 				    b->label, &lb, at);
 		fputs(buf, log);
 	}
+	if (diff_events)
+		events_check(diff_events, what, &lb);
 	free(la.d);
 	free(lb.d);
 	free(m);
@@ -93,7 +100,9 @@ static void pick_pair(const struct cli *c, const struct gov_entry **a,
  */
 int cmd_diff(int argc, char **argv)
 {
-	struct cli c = cli_parse(argc, argv, "data diff scenario platform decisions seed");
+	struct cli c = cli_parse(argc, argv,
+				 "data diff scenario platform decisions seed events");
+	struct event_stats *es = NULL;
 	const struct gov_entry *ga, *gb;
 	struct scenario *sc;
 	struct platform *ps;
@@ -102,6 +111,8 @@ int cmd_diff(int argc, char **argv)
 	struct timespec t0, t1;
 
 	pick_pair(&c, &ga, &gb);
+	if (c.events)
+		diff_events = es = xcalloc(1, sizeof(*es));
 	ns = cli_scenarios(&c, &sc);
 	np = cli_platforms(&c, &ps);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
@@ -120,6 +131,11 @@ int cmd_diff(int argc, char **argv)
 	       (unsigned long long)dec, (unsigned long long)div);
 	printf("speed (informational): %.2e decisions/s, both governors, logging included\n",
 	       2.0 * dec / (t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9));
+	if (es) {
+		events_print(stdout, gb->label, es);
+		diff_events = NULL;
+		free(es);
+	}
 	free(ps);
 	scenarios_free(sc, ns);
 	return 0;

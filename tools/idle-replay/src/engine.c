@@ -67,6 +67,7 @@ struct machine {
 	u64 clock;		/* what local_clock() returns */
 	unsigned int cur;	/* CPU whose governor is being called */
 	s64 queried_sleep, queried_delta;
+	struct event_note ev;	/* events of the current select() */
 };
 
 struct machine *replay_machine;
@@ -154,6 +155,52 @@ s64 cpuidle_governor_latency_req(unsigned int cpu)
 	if (replay_playback)
 		return replay_playback->latency_req;
 	return replay_machine->cpu[cpu].qos_ns;
+}
+
+/* --- trace events of a traced governor ------------------------------------ */
+
+const char *replay_event_words[MAX_EVENT_WORDS];
+
+/* The index of @word in replay_event_words[], added if new. */
+static u8 event_word(const char *word)
+{
+	int i;
+
+	for (i = 0; i < MAX_EVENT_WORDS && replay_event_words[i]; i++)
+		if (!strcmp(replay_event_words[i], word))
+			return (u8)i;
+	if (i == MAX_EVENT_WORDS)
+		die("more than %d different words in trace events", MAX_EVENT_WORDS);
+	replay_event_words[i] = word;
+	return (u8)i;
+}
+
+void replay_event_select(int deepest, int candidate, int state,
+			 const char *reason, s64 sleep_length_ns,
+			 bool stop_tick)
+{
+	struct event_note *e;
+
+	if (!replay_machine)
+		return;		/* the overhead playback: nothing to check */
+	e = &replay_machine->ev;
+	e->selects++;
+	e->deepest = (s8)deepest;
+	e->candidate = (s8)candidate;
+	e->state = (s8)state;
+	e->reason = event_word(reason);
+	e->sleep_length = sleep_length_ns;
+	e->stop_tick = stop_tick;
+}
+
+void replay_event_update(int state, const char *kind, int bin)
+{
+	if (!replay_machine)
+		return;
+	replay_machine->ev.updates++;
+	replay_machine->ev.kind = event_word(kind);
+	replay_machine->ev.update_state = (s8)state;
+	replay_machine->ev.bin = (s8)bin;
 }
 
 /* --- services for the oracle --------------------------------------------- */
@@ -625,6 +672,7 @@ static void log_decision(struct machine *m, struct sim_cpu *c,
 	d->cpu = (s8)m->cur;
 	d->idx = (s8)idx;
 	d->stop_tick = stop;
+	d->ev = m->ev;
 }
 
 static struct call *rec_slot(struct call_rec *r)
@@ -685,6 +733,7 @@ static int call_select(struct machine *m, struct sim_cpu *c, bool *stop)
 	*stop = true;
 	m->queried_sleep = -1;
 	m->queried_delta = -1;
+	memset(&m->ev, 0, sizeof(m->ev));
 	idx = m->gov->gov->select(&m->drv, &c->dev, stop);
 	if (m->opts->rec) {
 		for (i = 0; i < m->drv.state_count; i++)

@@ -29,8 +29,10 @@ static const char usage[] =
 "        [--targets]             oracle gate, regression gate, intended\n"
 "                                differences (and the targets with --targets)\n"
 "  targets [--jobs N]            the targets table; exit 1 if one is missed\n"
-"  diff --diff A,B [--scenario S] [--platform P]\n"
-"                                strict decision identity of two governors\n"
+"  diff --diff A,B [--scenario S] [--platform P] [--events]\n"
+"                                strict decision identity of two governors;\n"
+"                                --events: B is a traced build (teo-traced)\n"
+"                                and its trace events must match its decisions\n"
 "  fuzz [--decisions N] [--seed S] [--gov L]... [--must-pass L,...]\n"
 "                                randomized contract check\n"
 "  validate FILE...              parse platform (.plat) or trace files\n"
@@ -47,7 +49,7 @@ static const char usage[] =
 static int cmd_list(int argc, char **argv)
 {
 	static const char *const role[] = {
-		"oracle", "ours", "base", "mainline", "extra"
+		"oracle", "ours", "base", "mainline", "extra", "twin"
 	};
 	struct cli c = cli_parse(argc, argv, "data");
 	struct scenario *sc;

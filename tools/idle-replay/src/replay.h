@@ -161,10 +161,14 @@ int trace_convert(FILE *in, const char *name, FILE *out, int hz,
 
 /*
  * What a governor is to the lab: the oracle, ours (this repository's teo),
- * a baseline from the base tree or from the newest mainline tree, or an
- * extra source given on the command line (shown, never a baseline).
+ * a baseline from the base tree or from the newest mainline tree, an extra
+ * source given on the command line (shown, never a baseline), or the twin:
+ * ours built with its trace events recording, which only the trace gate
+ * runs (diff --events) and no report or gate shows.
  */
-enum gov_role { ROLE_ORACLE, ROLE_OURS, ROLE_BASE, ROLE_MAINLINE, ROLE_EXTRA };
+enum gov_role {
+	ROLE_ORACLE, ROLE_OURS, ROLE_BASE, ROLE_MAINLINE, ROLE_EXTRA, ROLE_TWIN
+};
 
 struct gov_entry {
 	const char *label;
@@ -261,6 +265,24 @@ static inline double lat_bin_us(int b)
 
 /* --- the engine -------------------------------------------------------- */
 
+/*
+ * What a traced governor's trace events said during one select() call
+ * (see shim/include/trace/events/cpuidle_teo.h).  The words are indices
+ * into replay_event_words[].
+ */
+struct event_note {
+	s64 sleep_length;	/* -1: not queried */
+	s8 deepest, candidate, state;
+	u8 selects;		/* selection events seen */
+	u8 stop_tick, reason;
+	u8 updates;		/* update events seen */
+	u8 kind;
+	s8 update_state, bin;
+};
+
+#define MAX_EVENT_WORDS	32
+extern const char *replay_event_words[MAX_EVENT_WORDS];
+
 /* Inputs and outputs of one selection, for the differential check. */
 struct decision {
 	u64 t;
@@ -271,6 +293,7 @@ struct decision {
 	u16 disabled;
 	s8 cpu, last_state, idx;
 	u8 stop_tick, tick_stopped, poll_limit_hit, got_tick;
+	struct event_note ev;
 };
 
 struct decision_log {
@@ -299,6 +322,21 @@ struct call_rec {
 	struct call *c;
 	size_t n, cap;
 };
+
+/*
+ * The trace gate (diff --events): a traced governor's events against its
+ * decisions.  Each writes what it found to @log.
+ */
+struct event_stats {
+	u64 decisions, inconsistent;
+	u64 reasons[MAX_EVENT_WORDS];
+	u64 kinds[MAX_EVENT_WORDS];
+	char first[320];	/* the first inconsistency */
+};
+
+void events_check(struct event_stats *st, const char *what,
+		  const struct decision_log *l);
+void events_print(FILE *f, const char *label, const struct event_stats *st);
 
 /* Set while the overhead measurement plays calls back. */
 extern const struct call *replay_playback;

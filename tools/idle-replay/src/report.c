@@ -218,7 +218,8 @@ static void intro(FILE *f, const struct corpus *c)
 	for (g = 0; g < c->ng; g++) {
 		static const char *const role[] = {
 			"the lab's oracle", "ours", "baseline, base tree",
-			"baseline, mainline tree", "extra"
+			"baseline, mainline tree", "extra",
+			"ours with its trace events recording"
 		};
 
 		fprintf(f, "- `%s`: %s (%s)\n", c->gov[g]->label,

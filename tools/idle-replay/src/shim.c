@@ -76,7 +76,7 @@ static enum gov_role role_of(const char *name)
 	static const char *const names[] = {
 		[ROLE_ORACLE] = "oracle", [ROLE_OURS] = "ours",
 		[ROLE_BASE] = "base", [ROLE_MAINLINE] = "mainline",
-		[ROLE_EXTRA] = "extra",
+		[ROLE_EXTRA] = "extra", [ROLE_TWIN] = "twin",
 	};
 	size_t i;
 

@@ -32,6 +32,37 @@ check_gates() {
 	result "$rc" "gates: oracle, regression against every baseline, intended differences${1:+, targets} (log: $log)"
 }
 
+# The trace events change no decision: our teo.c with its trace calls
+# compiled out (teo) and with them recording (teo-traced, the twin) must
+# decide alike at every step of every scenario on every table and of the
+# random cases, and every event of the twin must tell what it decided.
+run_trace_gate() {
+	"$1" diff --diff teo,teo-traced --events "${data_args[@]}" >"$2" 2>&1
+}
+
+# The gate's result from run_trace_gate's exit status $1 and log $2.
+trace_gate_result() {
+	local rc=$1 log=$2 counts runs dec div ev bad
+	grep -E '^DIVERGENCE' -A6 "$log" | sed 's/^/  /' | head -40 || true
+	grep -E '^  (teo_select|teo_update|first)' "$log" || true
+	counts=$(awk '
+		/^differential teo vs teo-traced: / { runs = $5; dec = $10; div += $13; n++ }
+		/^differential teo vs teo-traced on random tables: / { div += $(NF - 1); n++ }
+		/^events of teo-traced: / { ev = $4; bad = $6; n++ }
+		END {
+			if (n == 3)
+				printf "%d %d %d %d %d\n", runs, dec, div, ev, bad
+		}' "$log")
+	if [ -z "$counts" ]; then
+		sed 's/^/  /' "$log" | tail -5
+		result 1 "trace events: the differential teo vs teo-traced printed no counts (log: $log)"
+		return
+	fi
+	read -r runs dec div ev bad <<<"$counts"
+	[ "$rc" = 0 ] && [ "$div" = 0 ] && [ "$bad" = 0 ] || rc=1
+	result "$rc" "trace events change no decision: teo vs teo-traced over $runs runs and the random tables, $dec decisions, $div divergent; $ev decisions checked against their events, $bad inconsistent (log: $log)"
+}
+
 # UBSan reports name the source file; ours and the lab must have none.
 own_sanitizer_errors() {
 	grep -E 'runtime error' "$1" | grep -E "($TEO_REPO/drivers|$LAB)" || true

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * teo's trace events on a live kernel: with the cpuidle_teo events enabled
+ * in a trace instance of their own, three phases of mixed timer and pipe
+ * wakeups run on every CPU (the rules as they are, a state disabled on
+ * every CPU, a PM QoS latency limit held through /dev/cpu_dma_latency), and
+ * the recorded teo_select events must show that
+ *
+ *  - whenever the intercept logic ended a selection in a state shallower
+ *    than its candidate (reason intercepts-walk), the sleep length had been
+ *    queried: without it the next update could not tell a timer wakeup from
+ *    an intercept, and a shallow choice could never prove itself wrong;
+ *  - no selection picked the disabled state;
+ *  - no selection picked a state whose exit latency is beyond the limit;
+ *  - every selection's state is no deeper than its candidate, and the
+ *    candidate no deeper than the deepest enabled state.
+ *
+ * A few events of the first phase are printed, one intercept-heavy and one
+ * timer-driven selection each with the update before it.  The test skips
+ * without root, a cpuidle driver, teo, tracefs or the events.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../kselftest.h"
+#include "cpuidle_util.h"
+
+#define PHASE_MS	1500
+#define MIX_ROUNDS	40
+#define BUFFER_KB	"8192"
+#define INSTANCE	"cpuidle_teo_selftest"
+#define MAX_REASONS	16
+#define LINE_LEN	512
+/* Room for a file of our trace instance. */
+#define IPATH_LEN	(2 * PATH_LEN)
+#define TRACEFS		"/sys/kernel/tracing"
+#define DEBUGFS_TRACING	"/sys/kernel/debug/tracing"
+
+/* One teo_select event, as its format prints it. */
+struct select_event {
+	int cpu, deepest, candidate, state;
+	char reason[24];
+	long long sleep_length;		/* -1: not queried */
+};
+
+/* What one phase changes, and what its events showed. */
+struct phase {
+	const char *name;
+	int disabled;			/* state disabled on every CPU, or -1 */
+	long long limit_us;		/* PM QoS limit held, or -1 */
+	unsigned long long selects, updates;
+	unsigned long long walked, walk_bad, order_bad, disabled_picked;
+	unsigned long long over_limit;
+	char first_bad[LINE_LEN];
+	char reason[MAX_REASONS][24];
+	unsigned long long reason_count[MAX_REASONS];
+};
+
+static char instance[PATH_LEN];		/* our trace instance */
+static char enable_path[IPATH_LEN];	/* its events/cpuidle_teo/enable */
+static bool mounted_tracefs;
+
+/* Only open/write/close: also used from the signal handler. */
+static int put_file(const char *path, const char *val)
+{
+	size_t len = strlen(val);
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return -1;
+	n = write(fd, val, len);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+static void instance_path(char *buf, size_t len, const char *file)
+{
+	snprintf(buf, len, "%s/%s", instance, file);
+}
+
+/* Async-signal-safe: the paths are formatted at setup. */
+static void trace_cleanup(void)
+{
+	if (!instance[0])
+		return;
+	put_file(enable_path, "0");
+	rmdir(instance);
+	if (mounted_tracefs)
+		umount(TRACEFS);
+}
+
+static void cleanup_on_signal(int sig)
+{
+	trace_cleanup();
+	cpuidle_restore();
+	_exit(128 + sig);
+}
+
+static bool is_tracefs(const char *root)
+{
+	char path[PATH_LEN];
+
+	snprintf(path, sizeof(path), "%s/trace", root);
+	return !access(path, F_OK);
+}
+
+/* The tracefs root, mounted if the kernel offers it but nobody mounted it. */
+static const char *find_tracefs(void)
+{
+	if (is_tracefs(TRACEFS))
+		return TRACEFS;
+	if (is_tracefs(DEBUGFS_TRACING))
+		return DEBUGFS_TRACING;
+	if (!access(TRACEFS, F_OK) &&
+	    !mount("nodev", TRACEFS, "tracefs", 0, NULL)) {
+		mounted_tracefs = true;
+		return TRACEFS;
+	}
+	return NULL;
+}
+
+static void setup_trace(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	char path[IPATH_LEN];
+	struct sigaction sa;
+	const char *root;
+	unsigned int i;
+
+	root = find_tracefs();
+	if (!root)
+		ksft_exit_skip("no tracefs at %s or %s (CONFIG_TRACING off?)\n",
+			       TRACEFS, DEBUGFS_TRACING);
+	snprintf(path, sizeof(path), "%s/events/cpuidle_teo/teo_select", root);
+	if (access(path, F_OK))
+		ksft_exit_skip("%s is missing: this kernel's teo has no trace events\n",
+			       path);
+
+	snprintf(instance, sizeof(instance), "%s/instances/" INSTANCE, root);
+	rmdir(instance);	/* left over by a run that was killed */
+	if (mkdir(instance, 0700))
+		ksft_exit_fail_msg("cannot create the trace instance %s: %s\n",
+				   instance, strerror(errno));
+	instance_path(enable_path, sizeof(enable_path),
+		      "events/cpuidle_teo/enable");
+	atexit(trace_cleanup);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = cleanup_on_signal;
+	sigfillset(&sa.sa_mask);
+	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaction(sigs[i], &sa, NULL);
+
+	instance_path(path, sizeof(path), "tracing_on");
+	if (put_file(path, "0"))
+		ksft_exit_fail_msg("cannot write %s\n", path);
+	instance_path(path, sizeof(path), "buffer_size_kb");
+	if (put_file(path, BUFFER_KB))
+		ksft_print_msg("could not set %s to %s KiB; events may be overwritten\n",
+			       path, BUFFER_KB);
+	if (put_file(enable_path, "1"))
+		ksft_exit_fail_msg("cannot enable the events through %s\n",
+				   enable_path);
+	ksft_print_msg("tracing cpuidle_teo:* in %s\n", instance);
+}
+
+static long long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000LL +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* Trace mixed timer and pipe wakeups on every CPU for PHASE_MS. */
+static void trace_workload(void)
+{
+	char path[IPATH_LEN];
+	struct timespec t0;
+
+	instance_path(path, sizeof(path), "trace");
+	if (put_file(path, ""))
+		ksft_exit_fail_msg("cannot clear %s\n", path);
+	/* Leave any state entered under the old rules before tracing. */
+	wake_all_cpus();
+	instance_path(path, sizeof(path), "tracing_on");
+	if (put_file(path, "1"))
+		ksft_exit_fail_msg("cannot start tracing through %s\n", path);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		run_idle_mix(MIX_ROUNDS);
+	while (ms_since(&t0) < PHASE_MS);
+	if (put_file(path, "0"))
+		ksft_exit_fail_msg("cannot stop tracing through %s\n", path);
+}
+
+/* The fields of the event's format (include/trace/events/cpuidle_teo.h). */
+#define SELECT_FORMAT							\
+	" teo_select: cpu=%d deepest=%d candidate=%d state=%d"		\
+	" reason=%23s sleep_length=%lld"
+
+static bool parse_select(const char *line, struct select_event *e)
+{
+	const char *p = strstr(line, " teo_select: ");
+
+	if (!p)
+		return false;
+	return sscanf(p, SELECT_FORMAT, &e->cpu, &e->deepest, &e->candidate,
+		      &e->state, e->reason, &e->sleep_length) == 6;
+}
+
+static bool cpu_tested(int cpu)
+{
+	int i;
+
+	for (i = 0; i < nr_cpus; i++)
+		if (cpus[i] == cpu)
+			return true;
+	return false;
+}
+
+static void count_reason(struct phase *ph, const char *reason)
+{
+	int i;
+
+	for (i = 0; i < MAX_REASONS && ph->reason[i][0]; i++)
+		if (!strcmp(ph->reason[i], reason))
+			break;
+	if (i == MAX_REASONS)
+		return;
+	snprintf(ph->reason[i], sizeof(ph->reason[i]), "%s", reason);
+	ph->reason_count[i]++;
+}
+
+static void note_bad(struct phase *ph, const char *line, const char *why)
+{
+	if (!ph->first_bad[0])
+		snprintf(ph->first_bad, sizeof(ph->first_bad), "%s: %s", why,
+			 line);
+}
+
+static void check_select(struct phase *ph, const struct select_event *e,
+			 const char *line)
+{
+	ph->selects++;
+	count_reason(ph, e->reason);
+	if (e->deepest >= 0 &&
+	    (e->state > e->candidate || e->candidate > e->deepest)) {
+		ph->order_bad++;
+		note_bad(ph, line, "state > candidate or candidate > deepest");
+	}
+	if (!strcmp(e->reason, "intercepts-walk")) {
+		ph->walked++;
+		if (e->sleep_length < 0 || e->state >= e->candidate) {
+			ph->walk_bad++;
+			note_bad(ph, line, "bad intercept walk");
+		}
+	}
+	if (ph->disabled >= 0 && e->state == ph->disabled &&
+	    cpu_tested(e->cpu)) {
+		ph->disabled_picked++;
+		note_bad(ph, line, "disabled state selected");
+	}
+	if (ph->limit_us >= 0 && e->state >= 0 && e->state < nr_states &&
+	    states[e->state].latency_us > (unsigned long long)ph->limit_us) {
+		ph->over_limit++;
+		note_bad(ph, line, "state beyond the PM QoS limit selected");
+	}
+}
+
+/* The event text of a trace line, without the task and timestamp columns. */
+static const char *event_text(const char *line)
+{
+	const char *p = strstr(line, " teo_");
+
+	return p ? p + 1 : line;
+}
+
+/* Print an update and the selection after it, once per kind of sample. */
+static void print_sample(const char *what, bool *done, const char *update,
+			 const char *line)
+{
+	if (*done || !update[0])
+		return;
+	*done = true;
+	ksft_print_msg("sample, %s:\n", what);
+	ksft_print_msg("  %s", event_text(update));
+	ksft_print_msg("  %s", event_text(line));
+}
+
+static void read_trace(struct phase *ph, bool samples)
+{
+	static char last_update[MAX_CPUS][LINE_LEN];
+	bool walk_done = false, timer_done = false;
+	struct select_event e;
+	char path[IPATH_LEN], *line = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	memset(last_update, 0, sizeof(last_update));
+	instance_path(path, sizeof(path), "trace");
+	f = fopen(path, "r");
+	if (!f)
+		ksft_exit_fail_msg("cannot read %s: %s\n", path, strerror(errno));
+	while (getline(&line, &len, f) > 0) {
+		if (!strncmp(line, "# entries-in-buffer", 19)) {
+			ksft_print_msg("%s: %s", ph->name, line + 2);
+			continue;
+		}
+		if (strstr(line, " teo_update: ")) {
+			int cpu = -1;
+
+			ph->updates++;
+			if (sscanf(event_text(line), "teo_update: cpu=%d", &cpu) == 1 &&
+			    cpu >= 0 && cpu < MAX_CPUS)
+				snprintf(last_update[cpu], LINE_LEN, "%s", line);
+			continue;
+		}
+		if (!parse_select(line, &e))
+			continue;
+		check_select(ph, &e, line);
+		if (!samples || e.cpu < 0 || e.cpu >= MAX_CPUS)
+			continue;
+		if (!strcmp(e.reason, "intercepts-walk") &&
+		    strstr(last_update[e.cpu], "kind=intercept"))
+			print_sample("intercept-heavy (the walk after an intercept)",
+				     &walk_done, last_update[e.cpu], line);
+		else if ((!strcmp(e.reason, "sleep-length") ||
+			  !strcmp(e.reason, "deepest")) &&
+			 strstr(last_update[e.cpu], "kind=hit"))
+			print_sample("timer-driven (a hit, then the state that fits the timer)",
+				     &timer_done, last_update[e.cpu], line);
+	}
+	free(line);
+	fclose(f);
+}
+
+static void print_phase(const struct phase *ph)
+{
+	char buf[LINE_LEN];
+	int i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < MAX_REASONS && ph->reason[i][0]; i++)
+		n += snprintf(buf + n, sizeof(buf) - n, " %s %llu",
+			      ph->reason[i], ph->reason_count[i]);
+	ksft_print_msg("%s: %llu teo_select, %llu teo_update events; reasons:%s\n",
+		       ph->name, ph->selects, ph->updates, buf);
+	if (ph->first_bad[0])
+		ksft_print_msg("%s: first problem: %s", ph->name, ph->first_bad);
+}
+
+static void run_phase(struct phase *ph, bool samples)
+{
+	int32_t limit;
+	int fd = -1;
+
+	if (ph->disabled >= 0 && set_state_disabled(ph->disabled, true))
+		ksft_exit_fail_msg("cannot disable state%d\n", ph->disabled);
+	if (ph->limit_us >= 0) {
+		limit = (int32_t)ph->limit_us;
+		fd = open("/dev/cpu_dma_latency", O_RDWR);
+		if (fd < 0 || write(fd, &limit, sizeof(limit)) != sizeof(limit))
+			ksft_exit_fail_msg("/dev/cpu_dma_latency: %s\n",
+					   strerror(errno));
+	}
+	trace_workload();
+	if (fd >= 0)
+		close(fd);	/* drops the limit */
+	if (ph->disabled >= 0)
+		set_state_disabled(ph->disabled, false);
+	read_trace(ph, samples);
+	print_phase(ph);
+}
+
+/*
+ * A limit that forbids the deepest state but allows state 0 (else the
+ * governor may have nothing to pick within it), or -1 if there is none.
+ */
+static long long pick_limit(void)
+{
+	unsigned long long deep = states[nr_states - 1].latency_us;
+	unsigned long long limit = states[0].latency_us;
+	int s;
+
+	if (access("/dev/cpu_dma_latency", W_OK))
+		return -1;
+	for (s = nr_states - 2; s > 0; s--) {
+		if (states[s].latency_us < deep) {
+			if (states[s].latency_us > limit)
+				limit = states[s].latency_us;
+			break;
+		}
+	}
+	return limit < deep && limit <= INT32_MAX ? (long long)limit : -1;
+}
+
+int main(void)
+{
+	struct phase ph[3] = {
+		{ .name = "rules as they are", .disabled = -1, .limit_us = -1 },
+		{ .name = "one state disabled", .disabled = -1, .limit_us = -1 },
+		{ .name = "latency limit held", .disabled = -1, .limit_us = -1 },
+	};
+	unsigned long long selects = 0, walked = 0, walk_bad = 0, order_bad = 0;
+	bool empty = false;
+	int i;
+
+	ksft_print_header();
+	cpuidle_setup("teo");
+	if (nr_states < 2)
+		ksft_exit_skip("only one idle state: teo has no choice to trace\n");
+	setup_trace();
+	ksft_set_plan(4);
+
+	ph[1].disabled = nr_states > 2 ? nr_states - 2 : 1;
+	ph[2].limit_us = pick_limit();
+	for (i = 0; i < 3; i++) {
+		if (i == 2 && ph[2].limit_us < 0)
+			continue;
+		run_phase(&ph[i], i == 0);
+		selects += ph[i].selects;
+		walked += ph[i].walked;
+		walk_bad += ph[i].walk_bad;
+		order_bad += ph[i].order_bad;
+		empty |= !ph[i].selects;
+	}
+
+	ksft_test_result(!empty && !order_bad,
+			 "%llu selections traced, every phase has some; %llu with the state deeper than the candidate or the candidate than the deepest state\n",
+			 selects, order_bad);
+	if (!walked)
+		ksft_test_result_skip("no selection went through the intercept walk\n");
+	else
+		ksft_test_result(!walk_bad,
+				 "%llu selections ended shallower than the candidate through the intercept walk, %llu of them without the sleep length\n",
+				 walked, walk_bad);
+	ksft_test_result(ph[1].selects && !ph[1].disabled_picked,
+			 "state%d (%s) disabled on every CPU: selected %llu times in %llu selections\n",
+			 ph[1].disabled, states[ph[1].disabled].name,
+			 ph[1].disabled_picked, ph[1].selects);
+	if (ph[2].limit_us < 0)
+		ksft_test_result_skip("no limit both allows state 0 and forbids the deepest\n");
+	else
+		ksft_test_result(ph[2].selects && !ph[2].over_limit,
+				 "latency limit %lld us held: %llu selections of a state beyond it in %llu\n",
+				 ph[2].limit_us, ph[2].over_limit, ph[2].selects);
+	ksft_finished();
+}
