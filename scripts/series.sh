@@ -672,16 +672,23 @@ lab_report() {
 	[ -s "$ew/lab/results.tsv" ] || die "the lab report wrote no results.tsv"
 }
 
-# Print a plain-text table of the lab's results.tsv $1: per scenario family,
-# the median energy (% of the oracle) and miss (% of entries) of each
-# governor label given next ("LABEL:Title").  With two labels, it also
-# counts the runs where the second is more than 1 % worse or better in
-# energy than the first.  This is the one place that knows the lab's
-# result format.
-lab_family_table() {
+# Print a plain-text table of the lab's results.tsv $2.  This is the one
+# place that knows the lab's result format.
+#   lab_table families FILE LABEL:TITLE...
+#     per scenario family, the median energy (% of the yardstick) and miss
+#     (% of entries) of each governor label; with two labels, also the runs
+#     where the second is more than 1 % worse or better in energy than the
+#     first;
+#   lab_table baselines FILE LABEL TITLE
+#     LABEL against the baselines of the run (the teo and menu of the base
+#     and mainline trees, labels "teo-X.Y" and "menu-X.Y"): per family, the
+#     baseline with the lowest median energy, its medians and LABEL's, and
+#     the runs where LABEL spends more than 5 % above the best baseline of
+#     that run.
+lab_table() {
 	python3 - "$@" <<'PY'
-import csv, statistics, sys
-path, cols = sys.argv[1], [c.split(":", 1) for c in sys.argv[2:]]
+import csv, re, statistics, sys
+mode, path, args = sys.argv[1], sys.argv[2], sys.argv[3:]
 rows = list(csv.DictReader(open(path), delimiter="\t"))
 need = {"scenario", "family", "platform", "governor", "energy_pct", "miss_pct"}
 if not rows or not need <= set(rows[0]):
@@ -692,61 +699,56 @@ for r in rows:
         fams.append(r["family"])
     runs.setdefault(r["governor"], {})[(r["family"], r["scenario"], r["platform"])] = (
         float(r["energy_pct"]), float(r["miss_pct"]))
-for label, _ in cols:
-    if label not in runs:
-        sys.exit("lab results: no rows for governor " + label)
-pair = len(cols) == 2
-head = "  family "
-for _, title in cols:
-    head += " %15s" % title[:15]
-print(head + ("  energy >1% worse/better" if pair else ""))
-sub = "         " + "".join("   energy   miss" for _ in cols)
-print(sub)
-for fam in fams + ["all"]:
-    keys = [k for k in runs[cols[0][0]] if fam == "all" or k[0] == fam]
-    line = "  %-7s" % fam
-    for label, _ in cols:
-        e = statistics.median(runs[label][k][0] for k in keys)
-        m = statistics.median(runs[label][k][1] for k in keys)
-        line += "  %7.1f %6.2f" % (e, m)
-    if pair:
-        a, b = cols[0][0], cols[1][0]
-        worse = sum(runs[b][k][0] > runs[a][k][0] * 1.01 for k in keys)
-        better = sum(runs[b][k][0] < runs[a][k][0] * 0.99 for k in keys)
-        line += "    %4d/%d of %d runs" % (worse, better, len(keys))
-    print(line)
-PY
-}
 
-# Print a plain-text table of the lab's results.tsv $1 that sets governor
-# label $2 (titled $3) against the baselines of the run (the teo and menu of the base
-# and mainline trees, labels "teo-X.Y" and "menu-X.Y"): per scenario
-# family, the baseline with the lowest median energy, its medians and
-# $2's, and the runs where $2 spends more than 5 % above the best baseline
-# of that run.
-lab_baseline_table() {
-	python3 - "$@" <<'PY'
-import csv, re, statistics, sys
-path, ours, title = sys.argv[1], sys.argv[2], sys.argv[3]
-rows = list(csv.DictReader(open(path), delimiter="\t"))
-runs, fams = {}, []
-for r in rows:
-    if r["family"] not in fams:
-        fams.append(r["family"])
-    runs.setdefault(r["governor"], {})[(r["family"], r["scenario"], r["platform"])] = (
-        float(r["energy_pct"]), float(r["miss_pct"]))
-bases = sorted(g for g in runs if re.fullmatch(r"(teo|menu)-[0-9]+\.[0-9]+", g))
-if ours not in runs or not bases:
-    sys.exit("lab results: no rows for %s or for any baseline" % ours)
-print("  family  best baseline    its median    %6s median  >5 %% above" % title[:6])
-print("                          energy   miss   energy   miss  best, runs")
-for fam in fams + ["all"]:
-    keys = [k for k in runs[ours] if fam == "all" or k[0] == fam]
-    med = lambda g, i: statistics.median(runs[g][k][i] for k in keys)
-    best = min(bases, key=lambda g: (med(g, 0), med(g, 1)))
-    lost = sum(runs[ours][k][0] > 1.05 * min(runs[g][k][0] for g in bases) for k in keys)
-    print("  %-7s %-13s  %7.1f %6.2f  %7.1f %6.2f  %4d of %d" % (
-        fam, best, med(best, 0), med(best, 1), med(ours, 0), med(ours, 1), lost, len(keys)))
+def keys_of(label, fam):
+    return [k for k in runs[label] if fam == "all" or k[0] == fam]
+
+def median(label, keys, i):
+    return statistics.median(runs[label][k][i] for k in keys)
+
+def families(cols):
+    for label, _ in cols:
+        if label not in runs:
+            sys.exit("lab results: no rows for governor " + label)
+    pair = len(cols) == 2
+    head = "  family "
+    for _, title in cols:
+        head += " %15s" % title[:15]
+    print(head + ("  energy >1% worse/better" if pair else ""))
+    print("         " + "".join("   energy   miss" for _ in cols))
+    for fam in fams + ["all"]:
+        keys = keys_of(cols[0][0], fam)
+        line = "  %-7s" % fam
+        for label, _ in cols:
+            line += "  %7.1f %6.2f" % (median(label, keys, 0), median(label, keys, 1))
+        if pair:
+            a, b = cols[0][0], cols[1][0]
+            worse = sum(runs[b][k][0] > runs[a][k][0] * 1.01 for k in keys)
+            better = sum(runs[b][k][0] < runs[a][k][0] * 0.99 for k in keys)
+            line += "    %4d/%d of %d runs" % (worse, better, len(keys))
+        print(line)
+
+def baselines(ours, title):
+    bases = sorted(g for g in runs if re.fullmatch(r"(teo|menu)-[0-9]+\.[0-9]+", g))
+    if ours not in runs or not bases:
+        sys.exit("lab results: no rows for %s or for any baseline" % ours)
+    print("  family  best baseline    its median    %6s median  >5 %% above" % title[:6])
+    print("                          energy   miss   energy   miss  best, runs")
+    for fam in fams + ["all"]:
+        keys = keys_of(ours, fam)
+        best = min(bases, key=lambda g: (median(g, keys, 0), median(g, keys, 1)))
+        lost = sum(runs[ours][k][0] > 1.05 * min(runs[g][k][0] for g in bases)
+                   for k in keys)
+        print("  %-7s %-13s  %7.1f %6.2f  %7.1f %6.2f  %4d of %d" % (
+            fam, best, median(best, keys, 0), median(best, keys, 1),
+            median(ours, keys, 0), median(ours, keys, 1), lost, len(keys)))
+
+if mode == "families":
+    families([c.split(":", 1) for c in args])
+elif mode == "baselines" and len(args) == 2:
+    baselines(*args)
+else:
+    sys.exit("lab_table: unknown mode or arguments: " + " ".join(sys.argv[1:]))
 PY
 }
 
@@ -812,12 +814,12 @@ judge_behaviour() {
 			printf '\nMeasured effect on Linux %s (generated: the replay lab, which is not part of this series, runs the unmodified governor sources on simulated idle timelines for real idle-state tables; energy in %% of a yardstick (an oracle that knows every wakeup in advance where the scenario is open-loop, the best of the governors where their choices feed back into the timeline), miss = above + below in %% of idle entries, medians per scenario family):\n' \
 				"$BASE_NAME" | wrap72
 			printf '\n'
-			lab_family_table "$ew/lab/results.tsv" "$before:before" "$after:after" ||
+			lab_table families "$ew/lab/results.tsv" "$before:before" "$after:after" ||
 				die "cannot read the lab's results"
 			printf '\n'
 			printf 'After this change, against the unmodified teo and menu of the base tree and of the newest mainline tree in the same replay (labelled by version):\n\n' |
 				wrap72
-			lab_baseline_table "$ew/lab/results.tsv" "$after" after ||
+			lab_table baselines "$ew/lab/results.tsv" "$after" after ||
 				die "cannot read the lab's results"
 			printf '\n'
 			printf 'The state or tick decision differs somewhere in %s of the cases compared (%s scenario runs on real idle-state tables plus a set of random tables; %s decisions replayed).\n' \
@@ -885,8 +887,13 @@ measured_results() {
 			"$BASE_NAME"
 	} | wrap72
 	printf '\n'
-	lab_family_table "$ew/lab/results.tsv" "base-teo:base teo" \
+	lab_table families "$ew/lab/results.tsv" "base-teo:base teo" \
 		"base-menu:base menu" "$FINAL_LABEL:series teo" ||
+		die "cannot read the lab's results"
+	printf '\n'
+	printf 'The series teo against the best of the teo and menu of this base and of the newest mainline tree, in the same replay (labelled by version):\n\n' |
+		wrap72
+	lab_table baselines "$ew/lab/results.tsv" "$FINAL_LABEL" series ||
 		die "cannot read the lab's results"
 	printf '\n'
 	if [ "$SERIES_DIVERGENT" = 0 ]; then
