@@ -11,7 +11,7 @@
 #include <linux/cpuidle.h>
 
 #define MAX_CPUS	12
-#define MAX_GOVS	16
+#define MAX_GOVS	32
 #define MAX_STREAMS	96
 #define MAX_LISTED	64		/* states a platform file may list */
 #define LAT_BINS	4096		/* added-latency histogram, see lat_bin() */

@@ -24,7 +24,7 @@ int replay_register_governor(struct cpuidle_governor *gov, const char *label)
 			die("governor '%s' registered twice (a source may register one governor)",
 			    label);
 	if (replay_ngovs == MAX_GOVS)
-		die("more than %d governors", MAX_GOVS);
+		die("more than %d governors (at %s); raise MAX_GOVS in replay.h", MAX_GOVS, label);
 	replay_govs[replay_ngovs].label = label;
 	replay_govs[replay_ngovs].gov = gov;
 	replay_ngovs++;
