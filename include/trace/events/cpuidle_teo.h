@@ -102,8 +102,10 @@ TRACE_DEFINE_ENUM(TEO_UPDATE_TICK_HIT);
 /*
  * teo_select - An idle state selection, with the rule that settled it.
  *
- * @sleep_length_ns is KTIME_MAX when the selection did not query it, and
- * @delta_tick_ns is then a default of half a tick period.  The four sums
+ * @sleep_length_ns is KTIME_MAX when the selection did not query it (the
+ * event shows -1), and @delta_tick_ns is then a default of half a tick
+ * period.  Any other negative sleep length is real: the next timer event
+ * was already due when the CPU went idle, its interrupt not yet taken.  The four sums
  * are those the intercept test compares; the first two are 0 when there
  * was no choice to make.
  */
@@ -149,7 +151,7 @@ TRACE_EVENT(teo_select,
 		      __entry->cpu, __entry->deepest, __entry->candidate,
 		      __entry->state, show_teo_select_reason(__entry->reason),
 		      __entry->sleep_length_ns,
-		      __entry->sleep_length_ns < 0 ? " (not queried)" : "",
+		      __entry->sleep_length_ns == -1 ? " (not queried)" : "",
 		      __entry->delta_tick_ns,
 		      __entry->stop_tick ? "stop" : "keep",
 		      __entry->intercepts_below, __entry->hits_below,
@@ -193,9 +195,9 @@ TRACE_EVENT(teo_update,
 	    TP_printk("cpu=%u state=%d residency=%lld measured=%lld%s sleep_length=%lld%s kind=%s bin=%d",
 		      __entry->cpu, __entry->state, __entry->residency_ns,
 		      __entry->measured_ns,
-		      __entry->measured_ns < 0 ? " (whole sleep length)" : "",
+		      __entry->measured_ns == -1 ? " (whole sleep length)" : "",
 		      __entry->sleep_length_ns,
-		      __entry->sleep_length_ns < 0 ? " (not queried)" : "",
+		      __entry->sleep_length_ns == -1 ? " (not queried)" : "",
 		      show_teo_update_kind(__entry->kind), __entry->bin)
 );
 

@@ -36,7 +36,7 @@ static const char *event_problem(const struct decision *d)
 	    (e->state > e->candidate || e->candidate > e->deepest))
 		return "teo_select has state > candidate or candidate > deepest";
 	if (!strcmp(word(e->reason), "intercepts-walk") &&
-	    (e->state >= e->candidate || e->sleep_length < 0))
+	    (e->state >= e->candidate || e->sleep_length == -1))
 		return "intercepts-walk without a state shallower than the candidate, or without the sleep length";
 	if (e->updates != (d->last_state >= 0))
 		return e->updates > 1 ? "more than one teo_update event" :

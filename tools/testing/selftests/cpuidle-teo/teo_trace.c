@@ -263,7 +263,7 @@ static void check_select(struct phase *ph, const struct select_event *e,
 	}
 	if (!strcmp(e->reason, "intercepts-walk")) {
 		ph->walked++;
-		if (e->sleep_length < 0 || e->state >= e->candidate) {
+		if (e->sleep_length == -1 || e->state >= e->candidate) {
 			ph->walk_bad++;
 			note_bad(ph, line, "bad intercept walk");
 		}
