@@ -148,10 +148,16 @@ teo_install_traps() {
 	teo_pids=
 	teo_hooks=
 	# Keep an EXIT trap the script set before: it becomes the last hook.
-	prev=$(trap -p EXIT)
-	prev=${prev#"trap -- '"}
-	prev=${prev%"' EXIT"}
-	[ -z "$prev" ] || teo_hooks=$prev
+	# Only in the script's own shell: in a subshell "trap -p" still shows
+	# the parent's traps, which bash does not run when the subshell exits;
+	# taking them over ran the parent's cleanup (its rm -rf hooks, and
+	# teo_cleanup itself, recursing until bash crashed) in every subshell.
+	if [ "$BASHPID" = "$$" ]; then
+		prev=$(trap -p EXIT)
+		prev=${prev#"trap -- '"}
+		prev=${prev%"' EXIT"}
+		[ -z "$prev" ] || [ "$prev" = teo_cleanup ] || teo_hooks=$prev
+	fi
 	trap teo_cleanup EXIT
 	trap 'teo_signal INT 130' INT
 	trap 'teo_signal TERM 143' TERM

@@ -320,6 +320,25 @@ else
 	kill "$child" 2>/dev/null || true
 fi
 
+# A subshell that takes the lock (series.sh configures a build so) runs
+# its own cleanup only: not the parent's hooks, not the parent's
+# teo_cleanup (taking that over once recursed until bash crashed).
+rm -f "$lock" "$tmp/hook"
+status=0
+TEO_LOCK=$lock bash -c '. "$1"; trap "echo script-trap >> $2/hook" EXIT
+	at_exit "echo parent-hook >> $2/hook"
+	(cd / && with_build_lock true) || exit $?
+	(cd / && with_build_lock true) || exit $?
+	echo done >> "$2/hook"' sub-test "$scripts/lib.sh" "$tmp" 2> "$tmp/err" || status=$?
+if [ "$status" = 0 ] &&
+   [ "$(tr '\n' ' ' < "$tmp/hook")" = "done parent-hook script-trap " ] &&
+   flock -n "$lock" true; then
+	pass "cleanup: a subshell holding the lock runs none of the parent's exit hooks"
+else
+	flunk "cleanup: a subshell holding the lock runs none of the parent's exit hooks" \
+		"exit $status; hooks ran: $(tr '\n' ' ' < "$tmp/hook" 2>/dev/null)" "$(cat "$tmp/err")"
+fi
+
 # Another user's lock file: root takes it read-only; a user who cannot
 # read it gets one clear line.
 nobody=65534
