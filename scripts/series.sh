@@ -847,35 +847,44 @@ governor_changed_at() {
 }
 
 # Print the VM section of the cover letter for base release $1: the newest
-# scripts/teo run result whose guest ran this base (setup.txt's "kernel:"
-# line) and that is newer than the governor; else one sentence why there
-# is none.  The one place that knows the VM benchmark's result format.
+# scripts/teo run result newer than the governor whose guest ran this base
+# (setup.txt's "kernel:" line); failing that, the newest one on another
+# base, named as such; else one sentence why there is none.  The one place
+# that knows the VM benchmark's result format.
 vm_section() {
-	local want=$1 d setup kernel date found='' when changed
+	local want=$1 d setup kernel date found='' other='' other_kernel='' when changed
+	changed=$(governor_changed_at)
 	for d in "$TEO_CACHE"/vm-bench/[0-9]*/; do
 		setup=$d/bench/setup.txt
 		if [ ! -s "$setup" ] || [ ! -s "$d/bench/summary.txt" ]; then
 			continue
 		fi
+		date=$(sed -n 's/^date: //p' "$setup")
+		when=$(date -d "$date" +%s 2>/dev/null || echo 0)
+		[ "$when" -ge "$changed" ] || continue
 		kernel=$(sed -n 's/^kernel: \([^,]*\),.*/\1/p' "$setup")
-		[ "$kernel" = "$want" ] && found=$d
+		if [ "$kernel" = "$want" ]; then
+			found=$d
+		elif [ -n "$kernel" ]; then
+			other=$d
+			other_kernel=$kernel
+		fi
 	done
-	if [ -z "$found" ]; then
-		printf 'No workload benchmark in the test VM has run on Linux %s yet (scripts/teo run with this base), so this letter quotes none.\n' \
+	if [ -n "$found" ]; then
+		printf 'Workloads in a QEMU guest on Linux %s with an emulated cpuidle driver, %s (%s):\n\n' \
+			"$BASE_NAME" "$(cat "$found/title" 2>/dev/null || echo 'teo vs menu')" \
+			"$(sed -n 's/^date: //p' "$found/bench/setup.txt")" | wrap72
+		sed '1{/^$/d}' "$found/bench/summary.txt"
+	elif [ -n "$other" ]; then
+		printf 'No workload benchmark in the test VM has run on Linux %s since the last change to the governor.  The newest one ran the same governor on Linux %s, not on this base; it is quoted as that: %s (%s):\n\n' \
+			"$BASE_NAME" "$other_kernel" \
+			"$(cat "$other/title" 2>/dev/null || echo 'teo vs menu')" \
+			"$(sed -n 's/^date: //p' "$other/bench/setup.txt")" | wrap72
+		sed '1{/^$/d}' "$other/bench/summary.txt"
+	else
+		printf 'No workload benchmark in the test VM has run on Linux %s since the last change to the governor (scripts/teo run with this base), so this letter quotes none.\n' \
 			"$BASE_NAME" | wrap72
-		return
 	fi
-	date=$(sed -n 's/^date: //p' "$found/bench/setup.txt")
-	when=$(date -d "$date" +%s 2>/dev/null || echo 0)
-	changed=$(governor_changed_at)
-	if [ "$when" -lt "$changed" ]; then
-		printf 'The newest workload benchmark in the test VM on Linux %s (%s) predates the last change to the governor, so this letter quotes none.\n' \
-			"$BASE_NAME" "$date" | wrap72
-		return
-	fi
-	printf 'Workloads in a QEMU guest on Linux %s with an emulated cpuidle driver, %s (%s):\n\n' \
-		"$BASE_NAME" "$(cat "$found/title" 2>/dev/null || echo 'teo vs menu')" "$date" | wrap72
-	cat "$found/bench/summary.txt"
 }
 
 # Print the generated part of the cover letter.
