@@ -63,6 +63,7 @@ if [ "$variant" = kunit-sanitizers ]; then
 fi
 
 log=$slot/$variant.out
+qemu_dir=$(kunit_qemu_dir)
 rm -f "$build/test.log"
 : > "$log"
 build_lock
@@ -75,7 +76,8 @@ fi
 note "kunit.py ($variant) in $src, build folder $build (expected: $expect)"
 heartbeat_start "building and running the KUnit kernel ($variant)" "$expect"
 # shellcheck disable=SC2016 # expanded by the child shell
-spawn_group bash -c 'cd "$1" && shift && exec python3 tools/testing/kunit/kunit.py "$@"' \
+spawn_group env PATH="$qemu_dir:$PATH" \
+	bash -c 'cd "$1" && shift && exec python3 tools/testing/kunit/kunit.py "$@"' \
 	kunit "$src" "${args[@]}" > "$log" 2>&1
 kunit_pid=$teo_last
 spawn tail -n +1 -f --pid="$kunit_pid" "$log"

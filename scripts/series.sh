@@ -1388,8 +1388,10 @@ check_kunit_off_object() {
 }
 
 check_kunit_in_tree() {
-	local tree=$1 build=$2 log=$2.out summary
-	if (cd "$tree" && with_build_lock python3 tools/testing/kunit/kunit.py run \
+	local tree=$1 build=$2 log=$2.out summary qemu_dir
+	qemu_dir=$(kunit_qemu_dir)
+	if (cd "$tree" && with_build_lock env PATH="$qemu_dir:$PATH" \
+			python3 tools/testing/kunit/kunit.py run \
 			--arch=x86_64 --build_dir="$build" --jobs="$(nproc)" \
 			--kunitconfig="$tree/$GOV/.kunitconfig" \
 			--make_options="CC=ccache gcc") > "$log" 2>&1; then

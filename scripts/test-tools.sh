@@ -320,6 +320,21 @@ else
 	kill "$child" 2>/dev/null || true
 fi
 
+# kunit.py of Linux 6.15 and later asks QEMU for KVM first; its wrapper
+# passes every other argument through and leaves TCG.
+if qdir=$(TEO_CACHE=$tmp/kq bash -c '. "$1"; kunit_qemu_dir' kq "$scripts/lib.sh" 2> "$tmp/err"); then
+	sed 's|^exec .*|printf "[%s]" "$@"|' "$qdir/qemu-system-x86_64" > "$tmp/kq-echo"
+	got=$(sh "$tmp/kq-echo" -nodefaults -append 'a b' -accel kvm -accel hvf -accel tcg -bios qboot.rom)
+	want='[-nodefaults][-append][a b][-accel][tcg][-bios][qboot.rom]'
+	if [ "$got" = "$want" ] && grep -q '^exec /.*/qemu-system-x86_64 "\$@"$' "$qdir/qemu-system-x86_64"; then
+		pass "kunit: QEMU for kunit.py drops -accel kvm and hvf, keeps the rest"
+	else
+		flunk "kunit: QEMU for kunit.py drops -accel kvm and hvf" "got:  $got" "want: $want"
+	fi
+else
+	flunk "kunit: QEMU wrapper for kunit.py" "$(cat "$tmp/err")"
+fi
+
 # A subshell that takes the lock (series.sh configures a build so) runs
 # its own cleanup only: not the parent's hooks, not the parent's
 # teo_cleanup (taking that over once recursed until bash crashed).
