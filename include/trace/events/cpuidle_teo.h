@@ -105,9 +105,9 @@ TRACE_DEFINE_ENUM(TEO_UPDATE_TICK_HIT);
  * @sleep_length_ns is KTIME_MAX when the selection did not query it (the
  * event shows -1), and @delta_tick_ns is then a default of half a tick
  * period.  Any other negative sleep length is real: the next timer event
- * was already due when the CPU went idle, its interrupt not yet taken.  The four sums
- * are those the intercept test compares; the first two are 0 when there
- * was no choice to make.
+ * was already due when the CPU went idle, its interrupt not yet taken.
+ * The four sums are those the intercept test compares; the first two are
+ * 0 when there was no choice to make.
  */
 TRACE_EVENT(teo_select,
 	    TP_PROTO(unsigned int cpu, int deepest, int candidate, int state,
