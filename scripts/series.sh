@@ -835,10 +835,16 @@ judge_behaviour() {
 
 # ------------------------------------------------------- cover letter
 
-# Newest time teo.c or teo.h of the repository changed (commit or file).
+# Newest time teo.c or teo.h of the repository changed: the last commit
+# that touched them, or, with uncommitted edits, the files' own times.  A
+# fresh checkout's file times say nothing (they are the checkout's).
 governor_changed_at() {
 	local t f latest
 	latest=$(git -C "$TEO_REPO" log -1 --format=%ct -- "$GOV/teo.c" "$GOV/teo.h" 2>/dev/null || echo 0)
+	if git -C "$TEO_REPO" diff --quiet HEAD -- "$GOV/teo.c" "$GOV/teo.h" 2>/dev/null; then
+		printf '%s\n' "${latest:-0}"
+		return
+	fi
 	for f in "$GOV/teo.c" "$GOV/teo.h"; do
 		t=$(stat -c %Y "$TEO_REPO/$f" 2>/dev/null || echo 0)
 		[ "$t" -le "${latest:-0}" ] || latest=$t
