@@ -287,6 +287,8 @@ script_arguments() {
 	expect_error 2 "$r" targets extra
 	expect_error 2 "$r" overhead --rounds 0
 	expect_error 2 "$r" diff "$good"
+	expect_error 2 "$r" diff /etc/hostname "$good"
+	expect_error 2 "$r" report --gov a=/etc/hostname
 	KERNEL_SRC=/nonexistent expect_error 1 "$r" list
 	KERNEL_SRC=/nonexistent expect_error 1 "$r" convert "$good" -
 	expect_error 2 "$f" linux-source-6
