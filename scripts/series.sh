@@ -858,7 +858,7 @@ governor_changed_at() {
 # base, named as such; else one sentence why there is none.  The one place
 # that knows the VM benchmark's result format.
 vm_section() {
-	local want=$1 d setup kernel date found='' other='' other_kernel='' when changed
+	local want=$1 d setup kernel date found='' other='' other_kernel='' when changed intro
 	changed=$(governor_changed_at)
 	for d in "$TEO_CACHE"/vm-bench/[0-9]*/; do
 		setup=$d/bench/setup.txt
@@ -877,20 +877,19 @@ vm_section() {
 		fi
 	done
 	if [ -n "$found" ]; then
-		printf 'Workloads in a QEMU guest on Linux %s with an emulated cpuidle driver, %s (%s):\n\n' \
-			"$BASE_NAME" "$(cat "$found/title" 2>/dev/null || echo 'teo vs menu')" \
-			"$(sed -n 's/^date: //p' "$found/bench/setup.txt")" | wrap72
-		sed '1{/^$/d}' "$found/bench/summary.txt"
+		intro="Workloads in a QEMU guest on Linux $BASE_NAME with an emulated cpuidle driver,"
 	elif [ -n "$other" ]; then
-		printf 'No workload benchmark in the test VM has run on Linux %s since the last change to the governor.  The newest one ran the same governor on Linux %s, not on this base; it is quoted as that: %s (%s):\n\n' \
-			"$BASE_NAME" "$other_kernel" \
-			"$(cat "$other/title" 2>/dev/null || echo 'teo vs menu')" \
-			"$(sed -n 's/^date: //p' "$other/bench/setup.txt")" | wrap72
-		sed '1{/^$/d}' "$other/bench/summary.txt"
+		found=$other
+		intro="No workload benchmark in the test VM has run on Linux $BASE_NAME since the last change to the governor.  The newest one ran the same governor on Linux $other_kernel, not on this base; it is quoted as that:"
 	else
 		printf 'No workload benchmark in the test VM has run on Linux %s since the last change to the governor (scripts/teo run with this base), so this letter quotes none.\n' \
 			"$BASE_NAME" | wrap72
+		return
 	fi
+	printf '%s %s (%s):\n\n' "$intro" \
+		"$(cat "$found/title" 2>/dev/null || echo 'teo vs menu')" \
+		"$(sed -n 's/^date: //p' "$found/bench/setup.txt")" | wrap72
+	sed '1{/^$/d}' "$found/bench/summary.txt"
 }
 
 # Print the generated part of the cover letter.
