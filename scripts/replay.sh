@@ -175,10 +175,12 @@ tree_xy() {
 extra=""		# label=path ... of --gov
 extra_labels=" "
 
-# Is file $1 the source of a cpuidle governor (what the lab's shim can
-# build)?  Anything else would fail only later, in the compiler or linker.
-is_governor_source() {
-	grep -q 'struct cpuidle_governor' "$1" 2>/dev/null
+# A usage error naming $2 unless file $1 is the source of a cpuidle
+# governor (what the lab's shim can build): anything else would fail only
+# later, in the compiler or linker.
+need_governor_source() {
+	grep -q 'struct cpuidle_governor' "$1" 2>/dev/null ||
+		usage_error "$2: '$1' is not a cpuidle governor source (no struct cpuidle_governor in it)"
 }
 
 # Check one --gov LABEL=PATH (before anything is built) and add it.
@@ -201,8 +203,7 @@ add_gov() {
 	*[[:space:]=]*) usage_error "--gov $label: the path must not contain spaces or '=' (make cannot build it): '$path'" ;;
 	esac
 	[ -f "$path" ] || usage_error "--gov $label: no such file: '$path'"
-	is_governor_source "$path" ||
-		usage_error "--gov $label: '$path' is not a cpuidle governor source (no struct cpuidle_governor in it)"
+	need_governor_source "$path" "--gov $label"
 	extra_labels="$extra_labels$label "
 	extra="$extra $label=$(cd "$(dirname "$path")" && pwd)/$(basename "$path")"
 }
@@ -426,8 +427,7 @@ cmd_leaks() {
 # Absolute path of an existing file $1, or a usage error naming $2.
 abs_file() {
 	[ -f "$1" ] || usage_error "$2: no such file: '$1'"
-	is_governor_source "$1" ||
-		usage_error "$2: '$1' is not a cpuidle governor source (no struct cpuidle_governor in it)"
+	need_governor_source "$1" "$2"
 	printf '%s/%s\n' "$(cd "$(dirname "$1")" && pwd)" "$(basename "$1")"
 }
 
