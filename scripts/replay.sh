@@ -232,11 +232,13 @@ seed001_source() {
 
 # Build the lab (targets: idle-replay, idle-replay-asan) with base tree
 # $base, mainline tree $mainline and extra governors $extra; print the
-# build folder.
+# build folder.  The binary names the sources and platform folder of this
+# repository ($LAB), so a cache shared by two work trees keeps one build
+# per tree.
 build() {
 	local key out jobs=2
 	need_cmd make gcc sha1sum
-	key=$(printf '%s\n%s\n%s\n' "$base" "$mainline" "$extra" | sha1sum | cut -c1-12)
+	key=$(printf '%s\n%s\n%s\n%s\n' "$LAB" "$base" "$mainline" "$extra" | sha1sum | cut -c1-12)
 	out=$TEO_CACHE/replay/build-$key
 	mkdir -p "$out" 2>/dev/null || die "cannot create $out; set TEO_CACHE to a writable folder"
 	make -s -j"$jobs" -C "$LAB" BASE="$base" MAINLINE="$mainline" O="$out" \
