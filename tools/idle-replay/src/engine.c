@@ -523,14 +523,18 @@ static void core_account(struct machine *m, struct sim_cpu *c, s64 diff)
 static void apply_ctl(struct machine *m, int cpu, const struct ctl_ev *e)
 {
 	struct sim_cpu *c = &m->cpu[cpu];
+	s64 qos = c->qos_ns;
+	unsigned int mask = 0;
 	int i;
 
-	if (e->kind == CTL_QOS) {
-		c->qos_ns = e->value < 0 ? (s64)QOS_NONE_NS : e->value;
+	if (!ctl_resolve(m->plat, e, &qos, &mask))
+		return;
+	if (e->kind == CTL_QOS || e->kind == CTL_QOS_ROLE) {
+		c->qos_ns = qos;
 		return;
 	}
 	for (i = 0; i < CPUIDLE_STATE_MAX; i++)
-		c->dev.states_usage[i].disable = (e->value >> i) & 1;
+		c->dev.states_usage[i].disable = (mask >> i) & 1;
 	c->dev.poll_limit_ns = 0;
 }
 

@@ -94,7 +94,24 @@ const struct platform *platform_find(const struct platform *ps, int n,
 
 enum ev_kind { EV_TIMER, EV_IRQ };
 enum stream_mode { SM_PERIODIC, SM_CHAIN, SM_RING, SM_LIST };
-enum ctl_kind { CTL_QOS, CTL_DISABLE };
+/*
+ * Control events: a PM QoS limit or a disabled-state mask as given (traces,
+ * random cases), or one chosen by the roles of the table's states (the X
+ * family, which runs on every table): see ctl_resolve().
+ */
+enum ctl_kind { CTL_QOS, CTL_DISABLE, CTL_QOS_ROLE, CTL_DISABLE_ROLES };
+
+/* Roles of a table's states, for CTL_DISABLE_ROLES (a mask of them). */
+#define SROLE_POLL	1U	/* the polling state */
+#define SROLE_SHALLOW	2U	/* the shallowest halting state */
+#define SROLE_BETWEEN	4U	/* halting states between it and the deepest */
+#define SROLE_DEEPEST	8U	/* the deepest state, if not the shallowest */
+
+/* Limits for CTL_QOS_ROLE. */
+enum qos_role {
+	QOS_ABOVE_SHALLOW,	/* between the shallowest halting state's exit
+				 * latency and the next state's */
+};
 
 /* One recorded wakeup of a trace file. */
 struct trace_ev {
@@ -145,6 +162,9 @@ struct scenario {
 };
 
 int scenarios_build(struct scenario **out);
+unsigned int state_roles(const struct platform *p, unsigned int roles);
+bool ctl_resolve(const struct platform *p, const struct ctl_ev *e, s64 *qos,
+		 unsigned int *mask);
 void scenarios_free(struct scenario *sc, int n);
 void scenario_finish(struct scenario *s);
 const char *family_title(const char *family);
