@@ -607,7 +607,7 @@ double period_energy(const struct platform *p, int s, u64 entry, u64 wake,
 		     u64 resume)
 {
 	return p->overhead[s] + p->power[s] * (double)(wake - entry) +
-	       p->exit_power * (double)(resume - wake);
+	       p->exit_power[s] * (double)(resume - wake);
 }
 
 /* Spread the time in state @s over [@from, @to) on the trap windows. */

@@ -74,15 +74,24 @@ struct platform {
 	char names[CPUIDLE_STATE_MAX][CPUIDLE_NAME_LEN];
 	double power[CPUIDLE_STATE_MAX];	/* idle power while in state */
 	double overhead[CPUIDLE_STATE_MAX];	/* energy of an entry */
-	double exit_power;		/* power while waking up */
+	double exit_power[CPUIDLE_STATE_MAX];	/* power while waking up */
+	char power_from[CPUIDLE_STATE_MAX];	/* POWER_FROM_* */
 	unsigned int off_mask;		/* disabled by default (CPUIDLE_FLAG_OFF) */
 	int listed;			/* states in the file, may exceed 10 */
 	bool unsorted;			/* target residencies not sorted */
 	char dups[96];			/* other files with the same table */
 };
 
+/* Where a state's power comes from (platform_finish()). */
+#define POWER_FROM_POLL		'p'	/* a polling state: a busy CPU's */
+#define POWER_FROM_FILE		'f'	/* power= of the platform file */
+#define POWER_FROM_HALVING	'h'	/* half of the state above's */
+
 int platform_load(const char *path, struct platform *p);
 void platform_finish(struct platform *p);
+double platform_break_even(const struct platform *p, int i);
+const char *platform_power_kind(const struct platform *p);
+void platforms_write_tsv(FILE *f, const struct platform *ps, int n);
 double period_energy(const struct platform *p, int s, u64 entry, u64 wake,
 		     u64 resume);
 int platforms_load_dirs(const char *const *dirs, int ndirs,
