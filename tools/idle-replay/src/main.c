@@ -176,6 +176,12 @@ static void platform_notes(const struct platform *p)
 		printf("  note: target residencies out of order (run as the kernel would)\n");
 	if (p->off_mask)
 		printf("  note: disabled by default (off): mask 0x%x\n", p->off_mask);
+	if (p->mw_mask) {
+		char buf[256];
+
+		platform_power_note(p, buf, sizeof(buf));
+		printf("  note: powers from power_usage (mW): %s\n", buf);
+	}
 }
 
 static int cmd_validate(int argc, char **argv)

@@ -5,6 +5,7 @@
  *   name rk3399
  *   title Arm RK3399
  *   # state NAME EXIT_LATENCY_US TARGET_RESIDENCY_US [poll] [off] [power=P]
+ *   #       [power_usage=MW]
  *   state WFI 1 1
  *   state cpu-sleep 370 900
  */
@@ -68,9 +69,26 @@ static int parse_power(struct parse *ps, const char *val, double *out)
 	return 0;
 }
 
+/*
+ * power_usage=MW: the kernel's struct cpuidle_state power_usage, in mW, as
+ * a driver gives it (0..INT_MAX; the drivers' "unknown", UINT_MAX or -1,
+ * is written as no attribute at all).
+ */
+static int parse_power_usage(struct parse *ps, const char *val, unsigned int *out)
+{
+	unsigned long long v;
+
+	if (parse_decimal(val, INT_MAX, &v))
+		return perr(ps, "power_usage= needs a whole number of mW in 0..2147483647 (the driver's power_usage; leave it out where the driver gives none)");
+	*out = (unsigned int)v;
+	return 0;
+}
+
 /* What parse_flags() found besides the state's own fields. */
 struct state_attrs {
 	double power;
+	unsigned int mw;
+	bool has_mw;
 };
 
 /* Attributes after the numbers; @st may be a scratch copy. */
@@ -87,10 +105,18 @@ static int parse_flags(struct parse *ps, int i, struct cpuidle_state *st,
 		} else if (!strncmp(tok, "power=", 6)) {
 			if (parse_power(ps, tok + 6, &a->power))
 				return -1;
+		} else if (!strncmp(tok, "power_usage=", 12)) {
+			if (parse_power_usage(ps, tok + 12, &a->mw))
+				return -1;
+			a->has_mw = true;
 		} else {
-			return perr(ps, "unknown state attribute (poll, off, power=P)");
+			return perr(ps, "unknown state attribute (poll, off, power=P, power_usage=MW)");
 		}
 	}
+	if (a->has_mw && a->power)
+		return perr(ps, "power= and power_usage= on one state (give one of them)");
+	if (a->has_mw && st->flags & CPUIDLE_FLAG_POLLING)
+		return perr(ps, "a polling state draws a busy CPU's power: no power_usage= on it");
 	return 0;
 }
 
@@ -124,6 +150,9 @@ static int parse_state(struct parse *ps)
 	if (!kept)
 		return 0;
 	p->power[i] = attrs.power;
+	p->power_usage[i] = attrs.mw;
+	if (attrs.has_mw)
+		p->mw_mask |= 1U << i;
 	snprintf(p->names[i], CPUIDLE_NAME_LEN, "%.*s", CPUIDLE_NAME_LEN - 1, name);
 	snprintf(st->name, CPUIDLE_NAME_LEN, "%.*s", CPUIDLE_NAME_LEN - 1, name);
 	st->exit_latency = st->exit_latency_ns / NSEC_PER_USEC;
@@ -166,23 +195,38 @@ static int parse_line(struct parse *ps, char *buf)
 
 /*
  * Powers, busy CPU = 1.  A polling state draws a busy CPU's power; power=
- * sets a state's power.  Every other halting state draws 0.3 if it is the
- * shallowest, else half of the state above (the halving rule).
+ * sets a state's power.  Where the table's source gives power_usage (mW)
+ * for two or more halting states, their ratios hold: the shallowest of them
+ * keeps the power the rule below would give it, the others scale with their
+ * mW.  Every other halting state draws 0.3 if it is the shallowest, else
+ * half of the state above (the halving rule).
  */
 static void set_powers(struct platform *p)
 {
+	int n = p->drv.state_count, anchor = -1, i;
 	double prev = 0;
-	int i;
 
-	for (i = 0; i < p->drv.state_count; i++) {
+	for (i = 0; i < n; i++) {
+		bool poll = p->drv.states[i].flags & CPUIDLE_FLAG_POLLING;
+
 		if (p->power[i]) {
 			p->power_from[i] = POWER_FROM_FILE;
-		} else if (p->drv.states[i].flags & CPUIDLE_FLAG_POLLING) {
+		} else if (poll) {
 			p->power[i] = 1.0;
 			p->power_from[i] = POWER_FROM_POLL;
+		} else if (anchor >= 0 && p->mw_mask >> i & 1) {
+			p->power[i] = p->power_usage[anchor] ?
+				      p->power[anchor] * p->power_usage[i] /
+				      p->power_usage[anchor] : 0;
+			p->power_from[i] = POWER_FROM_SOURCE;
 		} else {
 			p->power[i] = i && prev < 1.0 ? prev / 2 : 0.3;
 			p->power_from[i] = POWER_FROM_HALVING;
+		}
+		if (anchor < 0 && p->mw_mask >> i & 1) {
+			anchor = i;
+			if (p->power_from[i] == POWER_FROM_HALVING)
+				p->power_from[i] = POWER_FROM_SOURCE;
 		}
 		prev = p->power[i];
 	}
@@ -268,17 +312,39 @@ double platform_break_even(const struct platform *p, int i)
 }
 
 /*
- * Where the table's powers come from, for the report: "file" (power= on
- * some state) or "halving".
+ * Where the table's powers come from, for the report: "source" (every
+ * halting state's from the source's power_usage), "partial" (some),
+ * "file" (power= on some state, none from the source), "halving".
  */
 const char *platform_power_kind(const struct platform *p)
 {
+	int i, halting = 0, source = 0, file = 0;
+
+	for (i = 0; i < p->drv.state_count; i++) {
+		if (p->power_from[i] == POWER_FROM_POLL)
+			continue;
+		halting++;
+		source += p->power_from[i] == POWER_FROM_SOURCE;
+		file += p->power_from[i] == POWER_FROM_FILE;
+	}
+	if (source)
+		return source == halting ? "source" : "partial";
+	return file ? "file" : "halving";
+}
+
+/* "WFI 0.3, C7 0.05, CC6 0": the powers taken from power_usage, for notes. */
+void platform_power_note(const struct platform *p, char *buf, size_t n)
+{
+	size_t len = 0;
 	int i;
 
-	for (i = 0; i < p->drv.state_count; i++)
-		if (p->power_from[i] == POWER_FROM_FILE)
-			return "file";
-	return "halving";
+	buf[0] = 0;
+	for (i = 0; i < p->drv.state_count && len < n; i++) {
+		if (p->power_from[i] != POWER_FROM_SOURCE)
+			continue;
+		len += snprintf(buf + len, n - len, "%s%s %g", len ? ", " : "",
+				p->names[i], p->power[i]);
+	}
 }
 
 static const char *power_from_word(char c)
@@ -288,6 +354,8 @@ static const char *power_from_word(char c)
 		return "polling";
 	case POWER_FROM_FILE:
 		return "file";
+	case POWER_FROM_SOURCE:
+		return "source";
 	}
 	return "halving";
 }
@@ -309,7 +377,7 @@ void platforms_write_tsv(FILE *f, const struct platform *ps, int n)
 {
 	int k, i;
 
-	fprintf(f, "table\tpowers\tstate\tname\texit_latency_us\ttarget_residency_us\tpower\tpower_from\tentry_energy\texit_power\tbreak_even_us\tbreak_even_vs_residency\n");
+	fprintf(f, "table\tpowers\tstate\tname\texit_latency_us\ttarget_residency_us\tpower\tpower_from\tpower_usage_mw\tentry_energy\texit_power\tbreak_even_us\tbreak_even_vs_residency\n");
 	for (k = 0; k < n; k++) {
 		const struct platform *p = &ps[k];
 
@@ -323,8 +391,12 @@ void platforms_write_tsv(FILE *f, const struct platform *ps, int n)
 				(long long)st->exit_latency_ns / (long long)US,
 				(long long)st->target_residency_ns / (long long)US,
 				p->power[i], power_from_word(p->power_from[i]));
+			if (p->mw_mask >> i & 1)
+				fprintf(f, "%u", p->power_usage[i]);
+			else
+				fputc('-', f);
 			/* entry energy in us at a busy CPU's power */
-			fprintf(f, "%.6g\t%.6g\t", p->overhead[i] / US,
+			fprintf(f, "\t%.6g\t%.6g\t", p->overhead[i] / US,
 				p->exit_power[i]);
 			if (!i)
 				fprintf(f, "-\t-\n");
@@ -336,6 +408,34 @@ void platforms_write_tsv(FILE *f, const struct platform *ps, int n)
 				fprintf(f, "%.6g\t%.6g\n", be / US, res > 0 ? be / res : INFINITY);
 		}
 	}
+}
+
+/* The source's power_usage: on two halting states at least, never rising. */
+static int check_power_usage(struct parse *ps)
+{
+	struct platform *p = ps->p;
+	int i, given = 0, last = -1;
+	char msg[160];
+
+	for (i = 0; i < p->drv.state_count; i++) {
+		if (!(p->mw_mask >> i & 1))
+			continue;
+		given++;
+		if (last >= 0 && p->power_usage[i] > p->power_usage[last]) {
+			ps->line = ps->lines[i];
+			snprintf(msg, sizeof(msg),
+				 "power_usage %u mW of state %s is above the %u mW of %s (a deeper state must not draw more)",
+				 p->power_usage[i], p->names[i], p->power_usage[last],
+				 p->names[last]);
+			return perr(ps, msg);
+		}
+		last = i;
+	}
+	if (given == 1) {
+		ps->line = ps->lines[last];
+		return perr(ps, "power_usage= on one state alone gives no ratio between states (give it for two or more, or none)");
+	}
+	return 0;
 }
 
 /* A deeper state drawing more than the one above makes no energy model. */
@@ -396,6 +496,8 @@ int platform_load(const char *path, struct platform *p)
 	if (!p->name[0])
 		default_name(p, path);
 	snprintf(p->origin, sizeof(p->origin), "%s", path);
+	if (check_power_usage(&ps))
+		return -1;
 	platform_finish(p);
 	return check_powers(&ps);
 }

@@ -76,6 +76,8 @@ struct platform {
 	double overhead[CPUIDLE_STATE_MAX];	/* energy of an entry */
 	double exit_power[CPUIDLE_STATE_MAX];	/* power while waking up */
 	char power_from[CPUIDLE_STATE_MAX];	/* POWER_FROM_* */
+	unsigned int power_usage[CPUIDLE_STATE_MAX];	/* mW, the source's */
+	unsigned int mw_mask;		/* states whose power_usage is given */
 	unsigned int off_mask;		/* disabled by default (CPUIDLE_FLAG_OFF) */
 	int listed;			/* states in the file, may exceed 10 */
 	bool unsorted;			/* target residencies not sorted */
@@ -85,12 +87,14 @@ struct platform {
 /* Where a state's power comes from (platform_finish()). */
 #define POWER_FROM_POLL		'p'	/* a polling state: a busy CPU's */
 #define POWER_FROM_FILE		'f'	/* power= of the platform file */
+#define POWER_FROM_SOURCE	's'	/* ratio of the source's power_usage */
 #define POWER_FROM_HALVING	'h'	/* half of the state above's */
 
 int platform_load(const char *path, struct platform *p);
 void platform_finish(struct platform *p);
 double platform_break_even(const struct platform *p, int i);
 const char *platform_power_kind(const struct platform *p);
+void platform_power_note(const struct platform *p, char *buf, size_t n);
 void platforms_write_tsv(FILE *f, const struct platform *ps, int n);
 double period_energy(const struct platform *p, int s, u64 entry, u64 wake,
 		     u64 resume);
