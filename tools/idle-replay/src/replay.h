@@ -208,6 +208,7 @@ struct gov_entry {
 	struct cpuidle_governor *gov;
 	enum gov_role role;
 	const char *source;
+	u64 select_ns, reflect_ns;	/* own cost per call (costs.conf) */
 };
 
 /* The build's list of governors (govlist.c, written by the Makefile). */
@@ -224,6 +225,15 @@ const struct gov_entry *gov_by_role(enum gov_role role, const char *kind);
 bool gov_is_baseline(const struct gov_entry *g);
 bool gov_in_reference(const struct gov_entry *g);
 void govs_init(void);
+
+/*
+ * The governors' own cost on the timeline (costs.conf, or the file named by
+ * IDLE_REPLAY_COSTS): ns per call of tick_nohz_get_sleep_length(); each
+ * governor's select_ns and reflect_ns.  The oracle is charged nothing.
+ */
+extern u64 replay_sleep_length_ns;
+int costs_validate(const char *path);
+bool gov_costs_anything(const struct gov_entry *g);
 
 /* --- metrics ----------------------------------------------------------- */
 
@@ -250,6 +260,8 @@ struct metrics {
 	u64 tick_stop_early;	/* stop asked, but woken before the tick */
 	u64 adapt_switches;
 	u64 adapt_entries;
+	u64 gov_ns;		/* busy time charged for the governor's calls */
+	u64 sleep_calls;	/* calls of tick_nohz_get_sleep_length() */
 	double cpu_seconds;
 };
 
@@ -274,6 +286,8 @@ struct result {
 	u64 above_n[CPUIDLE_STATE_MAX];
 	u64 below_n[CPUIDLE_STATE_MAX];
 	double cpu_seconds;
+	u64 gov_ns;			/* busy time charged for its own calls */
+	u64 sleep_calls;		/* tick_nohz_get_sleep_length() calls */
 	int diverged;			/* -1: not compared, 0/1 vs the partner */
 	u64 plan_misses;		/* oracle: decisions off its plan */
 	char divergence[480];		/* first divergence, for the log */
@@ -382,6 +396,7 @@ struct run_opts {
 	struct call_rec *rec;		/* record every governor call if set */
 	u64 max_decisions;		/* stop early, 0: no limit */
 	bool debug;			/* print every decision to stderr */
+	bool costs;			/* charge the governor's own cost */
 };
 
 void run_one(const struct scenario *s, const struct platform *p,
