@@ -12,13 +12,15 @@ file per distinct table into OUTDIR, plus OUTDIR/INDEX.  The tables come from
                 drivers/idle/intel_idle.c, behind the polling state the
                 driver registers first (cpuidle_poll_state_init())
   drivers       the static tables of drivers/cpuidle/*.c (pseries, tegra,
-                exynos, kirkwood, ...)
+                exynos, kirkwood, ...), with each state's power_usage (mW)
+                where the driver gives it for two halting states or more
+                and it does not rise with depth
   device tree   the idle states of every CPU of every board under
                 arch/{arm64,arm,riscv}/boot/dts, behind the WFI state the
                 DT cpuidle drivers add as state 0
 
 Tables with the same numbers (exit latency, target residency, polling,
-default-off, state by state) are written once; INDEX names every source
+default-off, power_usage, state by state) are written once; INDEX names every source
 that yielded each one.  The output depends only on the tree, so it can be
 cached by the tree's identity.  See the lab README, "Platform files".
 """
@@ -260,18 +262,19 @@ def c_flag(value, flag):
 # Tables
 
 class State:
-    __slots__ = ("name", "exit_us", "res_us", "poll", "off", "origin")
+    __slots__ = ("name", "exit_us", "res_us", "poll", "off", "origin", "mw")
 
-    def __init__(self, name, exit_us, res_us, poll=False, off=False, origin=""):
+    def __init__(self, name, exit_us, res_us, poll=False, off=False, origin="", mw=None):
         self.name = re.sub(r"\s+", "-", name.strip()) or "unnamed"
         self.exit_us = exit_us
         self.res_us = res_us
         self.poll = poll
         self.off = off
         self.origin = origin
+        self.mw = mw  # the driver's power_usage in mW, None if it gives none
 
     def key(self):
-        return (self.exit_us, self.res_us, self.poll, self.off)
+        return (self.exit_us, self.res_us, self.poll, self.off, self.mw)
 
 
 class Table:
@@ -291,6 +294,36 @@ class Table:
 
     def key(self):
         return tuple(s.key() for s in self.states)
+
+
+INT_MAX = 0x7FFFFFFF
+
+
+def power_usage_of(value):
+    """A power_usage initializer's value in mW, or None where it says
+    "unknown": the drivers write UINT_MAX (-1 in the int field) or -1
+    (poll_state.c) for a state whose power they do not give."""
+    if value is None or not 0 <= value < INT_MAX:
+        return None
+    return value
+
+
+def keep_power_usage(states):
+    """Keep the drivers' power_usage only where the lab can use it: on at
+    least two halting states (one value alone gives no ratio), never
+    rising with depth.  Returns the notes on what was dropped."""
+    given = [s for s in states if s.mw is not None and not s.poll]
+    notes = []
+    if len(given) == 1:
+        notes.append(f"power_usage {given[0].mw} mW of {given[0].name} alone gives no "
+                     "ratio between states: not used")
+    elif any(b.mw > a.mw for a, b in zip(given, given[1:])):
+        notes.append("power_usage rises with depth: not used ("
+                     + ", ".join(f"{s.name} {s.mw} mW" for s in given) + ")")
+    if notes or len(given) < 2:
+        for s in states:
+            s.mw = None
+    return notes
 
 
 def lab_rule_breaks(states, state_max):
@@ -586,12 +619,20 @@ def drv_state(cf, macros, text, off, idx, var):
             numbers[field] = eval_c_int(value, macros.obj)
         except ValueError as e:
             raise ExtractError(f"{cf.where(at)}: cannot evaluate {field} '{value}' ({e})") from None
+    mw = None
+    if "power_usage" in f:
+        # UINT_MAX (the drivers' "unknown") is no symbol of the file.
+        limits = dict(macros.obj, UINT_MAX=str(UINT_MAX), INT_MAX=str(INT_MAX))
+        try:
+            mw = power_usage_of(eval_c_int(f["power_usage"][0], limits))
+        except ValueError:
+            mw = None  # an expression the extractor cannot read: no power given
     # The core keeps a registered _UNUSABLE state disabled, like an _OFF one.
     return State(c_string(f.get("name", ('""',))[0]) or f"state{idx}",
                  numbers["exit_latency"], numbers["target_residency"],
                  poll=c_flag(flags, "CPUIDLE_FLAG_POLLING"),
                  off=c_flag(flags, "CPUIDLE_FLAG_OFF") or c_flag(flags, "CPUIDLE_FLAG_UNUSABLE"),
-                 origin=cf.where(f["name"][1] if "name" in f else off))
+                 origin=cf.where(f["name"][1] if "name" in f else off), mw=mw)
 
 
 def drv_states_of_driver(cf, macros, a, b):
@@ -727,8 +768,12 @@ def extract_drivers(src, poll):
         stem = fname[len("cpuidle-"):-2]
         for var, pos, states, head in kept:
             name = drv_name(stem, var, len(kept) > 1)
+            notes = keep_power_usage(states)
+            if any(s.mw is not None for s in states):
+                head.append("power_usage (mW) as the driver gives it: the lab takes the "
+                            "ratios between these states' powers from it")
             tables.append(Table("drv", name, f"{rel} {var}", f"{cf.where(pos)} {var}",
-                                states, head, sort_key=(name,)))
+                                states, head, notes, sort_key=(name,)))
     return tables, skipped
 
 
@@ -1863,6 +1908,8 @@ def plat_text(name, group, version, state_max):
             words.append("poll")
         if s.off:
             words.append("off")
+        if s.mw is not None:
+            words.append(f"power_usage={s.mw}")
         lines.append(" ".join(words))
     return "\n".join(line[:500] for line in lines) + "\n"
 

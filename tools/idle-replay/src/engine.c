@@ -15,13 +15,18 @@
 
 #include "replay.h"
 
-enum cpu_phase { CP_IDLE, CP_WAKING, CP_BUSY };
+/*
+ * IDLE: the governor has chosen; the state is entered at @entry (after the
+ * governor's own cost) and left at the wakeup.  REFLECT: the governor's
+ * reflect() runs after the resume, before the work.
+ */
+enum cpu_phase { CP_IDLE, CP_WAKING, CP_REFLECT, CP_BUSY };
 enum wake_cause { WAKE_ARRIVAL, WAKE_TICK, WAKE_POLL_LIMIT };
 
 struct sim_cpu {
 	struct cpuidle_device dev;
 	enum cpu_phase phase;
-	u64 t;			/* IDLE: entry; WAKING: resume; BUSY: item end */
+	u64 t;			/* WAKING: resume; REFLECT, BUSY: their end */
 	u64 entry;		/* when the state was entered */
 	u64 wake;		/* when the wakeup arrived */
 	enum wake_cause cause;
@@ -67,6 +72,7 @@ struct machine {
 	u64 clock;		/* what local_clock() returns */
 	unsigned int cur;	/* CPU whose governor is being called */
 	s64 queried_sleep, queried_delta;
+	u64 sleep_calls;	/* tick_nohz_get_sleep_length() in this call */
 	struct event_note ev;	/* events of the current select() */
 };
 
@@ -127,6 +133,7 @@ ktime_t tick_nohz_get_sleep_length(ktime_t *delta_next)
 		*delta_next = (s64)(min(c->tick_next, timer) - m->clock);
 	m->queried_sleep = sleep;
 	m->queried_delta = *delta_next;
+	m->sleep_calls++;
 	return sleep;
 }
 
@@ -523,14 +530,18 @@ static void core_account(struct machine *m, struct sim_cpu *c, s64 diff)
 static void apply_ctl(struct machine *m, int cpu, const struct ctl_ev *e)
 {
 	struct sim_cpu *c = &m->cpu[cpu];
+	s64 qos = c->qos_ns;
+	unsigned int mask = 0;
 	int i;
 
-	if (e->kind == CTL_QOS) {
-		c->qos_ns = e->value < 0 ? (s64)QOS_NONE_NS : e->value;
+	if (!ctl_resolve(m->plat, e, &qos, &mask))
+		return;
+	if (e->kind == CTL_QOS || e->kind == CTL_QOS_ROLE) {
+		c->qos_ns = qos;
 		return;
 	}
 	for (i = 0; i < CPUIDLE_STATE_MAX; i++)
-		c->dev.states_usage[i].disable = (e->value >> i) & 1;
+		c->dev.states_usage[i].disable = (mask >> i) & 1;
 	c->dev.poll_limit_ns = 0;
 }
 
@@ -603,7 +614,7 @@ double period_energy(const struct platform *p, int s, u64 entry, u64 wake,
 		     u64 resume)
 {
 	return p->overhead[s] + p->power[s] * (double)(wake - entry) +
-	       p->exit_power * (double)(resume - wake);
+	       p->exit_power[s] * (double)(resume - wake);
 }
 
 /* Spread the time in state @s over [@from, @to) on the trap windows. */
@@ -639,6 +650,26 @@ static void note_entry(struct machine *m, struct sim_cpu *c)
 	note_windows(m, s, entry, c->t);
 	note_tick(m, c, entry);
 	note_adaptation(m, c, u->above != above || u->below != below);
+}
+
+/* --- the governor's own cost --------------------------------------------- */
+
+/*
+ * The busy time a governor call of @own ns costs, with the sleep-length
+ * queries it made: 0 unless the run charges costs (never for the oracle).
+ * It is busy time at a busy CPU's power, and counts in the energy.
+ */
+static u64 charge(struct machine *m, u64 own)
+{
+	u64 ns;
+
+	m->m->sleep_calls += m->sleep_calls;
+	if (!m->opts->costs || m->gov->role == ROLE_ORACLE)
+		return 0;
+	ns = own + m->sleep_calls * replay_sleep_length_ns;
+	m->m->gov_ns += ns;
+	m->m->energy += (double)ns;
+	return ns;
 }
 
 /* --- selection ----------------------------------------------------------- */
@@ -733,6 +764,7 @@ static int call_select(struct machine *m, struct sim_cpu *c, bool *stop)
 	*stop = true;
 	m->queried_sleep = -1;
 	m->queried_delta = -1;
+	m->sleep_calls = 0;
 	memset(&m->ev, 0, sizeof(m->ev));
 	idx = m->gov->gov->select(&m->drv, &c->dev, stop);
 	if (m->opts->rec) {
@@ -781,10 +813,15 @@ static void enter_idle(struct machine *m, int cpu, u64 now)
 		c->tick_stopped = true;
 	c->state = idx;
 	c->phase = CP_IDLE;
-	c->entry = now;
+	/*
+	 * The CPU cannot idle while the governor computes: the state is
+	 * entered after select()'s cost, and what arrives meanwhile (with
+	 * interrupts off) wakes it as soon as it is in.
+	 */
+	c->entry = now + charge(m, m->gov->select_ns);
 	if (m->drv.states[idx].flags & CPUIDLE_FLAG_POLLING) {
 		c->dev.poll_time_limit = 0;
-		c->poll_deadline = now + poll_limit(m, c);
+		c->poll_deadline = c->entry + poll_limit(m, c);
 	}
 }
 
@@ -838,7 +875,7 @@ static u64 local_time(struct machine *m, int cpu)
 {
 	struct sim_cpu *c = &m->cpu[cpu];
 
-	return c->phase == CP_IDLE ? idle_event_time(m, cpu) : c->t;
+	return c->phase == CP_IDLE ? max(idle_event_time(m, cpu), c->entry) : c->t;
 }
 
 static void start_waking(struct machine *m, struct sim_cpu *c, u64 now,
@@ -868,7 +905,7 @@ static void poll_event(struct machine *m, int cpu, u64 now)
 	} else if (i >= 0) {
 		stream_consume(m, &m->st[i]);
 		stream_done(m, &m->st[i], now);
-	} else if (!c->tick_stopped && c->tick_next == now) {
+	} else if (!c->tick_stopped && c->tick_next <= now) {
 		c->got_tick = true;
 		c->tick_next += TICK_NSEC;
 	} else {
@@ -884,7 +921,7 @@ static void idle_event(struct machine *m, int cpu, u64 now)
 		poll_event(m, cpu, now);
 		return;
 	}
-	if (!c->tick_stopped && c->tick_next == now) {
+	if (!c->tick_stopped && c->tick_next <= now) {	/* < : during select() */
 		c->tick_next += TICK_NSEC;
 		start_waking(m, c, now, WAKE_TICK);
 		return;
@@ -892,37 +929,51 @@ static void idle_event(struct machine *m, int cpu, u64 now)
 	start_waking(m, c, now, WAKE_ARRIVAL);
 }
 
-static void call_reflect(struct machine *m, struct sim_cpu *c)
+/* reflect(); the busy time it costs. */
+static u64 call_reflect(struct machine *m, struct sim_cpu *c)
 {
 	struct cpuidle_driver drv_before;
 	struct cpuidle_device dev_before;
 
 	rec_reflect(m, c);
 	if (!m->gov->gov->reflect)
-		return;
+		return 0;
 	if (m->opts->inv) {
 		drv_before = m->drv;
 		dev_before = c->dev;
 	}
+	m->sleep_calls = 0;
 	m->gov->gov->reflect(&c->dev, c->state);
 	if (m->opts->inv)
 		inv_check_reflect(m->opts->inv, &m->drv, &c->dev, &drv_before,
 				  &dev_before);
+	return charge(m, m->gov->reflect_ns);
 }
 
+/*
+ * The CPU resumes: the core's bookkeeping, then reflect(), whose cost
+ * delays the work that woke the CPU (the idle loop runs it before the
+ * scheduler), then the work or the next selection.
+ */
 static void finish_waking(struct machine *m, int cpu, u64 now)
 {
 	struct sim_cpu *c = &m->cpu[cpu];
+	u64 busy;
 	int i;
 
 	note_entry(m, c);
 	i = pending_stream(m, cpu, now, true);
-	if (i >= 0)
-		note_latency(m->m, now - m->st[i].next);
 	m->cur = cpu;
 	m->clock = now;
-	call_reflect(m, c);
+	busy = call_reflect(m, c);
+	if (i >= 0)
+		note_latency(m->m, now + busy - m->st[i].next);
 	c->got_tick = false;	/* the idle loop reads and clears it too */
+	if (busy) {
+		c->phase = CP_REFLECT;
+		c->t = now + busy;
+		return;
+	}
 	serve(m, cpu, now);
 }
 
@@ -936,6 +987,9 @@ static void process(struct machine *m, int cpu, u64 now)
 		break;
 	case CP_WAKING:
 		finish_waking(m, cpu, now);
+		break;
+	case CP_REFLECT:
+		serve(m, cpu, now);
 		break;
 	case CP_BUSY:
 		stream_done(m, &m->st[c->cur_stream], now);
@@ -1020,9 +1074,11 @@ static void machine_finish(struct machine *m)
 
 	for (cpu = 0; cpu < m->ncpu; cpu++) {
 		struct sim_cpu *c = &m->cpu[cpu];
-			u64 to;
+		u64 to;
 
-		if (c->phase == CP_BUSY)
+		/* Busy, or still in select() (its cost is charged already). */
+		if (c->phase == CP_BUSY || c->phase == CP_REFLECT ||
+		    (c->phase == CP_IDLE && c->entry > m->end))
 			continue;
 		if (c->phase == CP_IDLE)
 			m->m->energy += period_energy(m->plat, c->state, c->entry,

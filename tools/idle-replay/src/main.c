@@ -35,7 +35,8 @@ static const char usage[] =
 "                                and its trace events must match its decisions\n"
 "  fuzz [--decisions N] [--seed S] [--gov L]... [--must-pass L,...]\n"
 "                                randomized contract check\n"
-"  validate FILE...              parse platform (.plat) or trace files\n"
+"  validate FILE...              parse platform (.plat), costs (.costs,\n"
+"                                costs.conf) or trace files\n"
 "  convert [--hz N] [--platform NAME|FILE] INPUT OUTPUT\n"
 "                                perf script / trace-cmd report -> trace\n"
 "                                (the table tells which states poll)\n"
@@ -167,6 +168,15 @@ static bool is_platform_file(const char *path)
 	return n > 5 && !strcmp(path + n - 5, ".plat");
 }
 
+/* costs.conf, or FILE.costs */
+static bool is_costs_file(const char *path)
+{
+	size_t n = strlen(path);
+
+	return (n > 6 && !strcmp(path + n - 6, ".costs")) ||
+	       (n >= 10 && !strcmp(path + n - 10, "costs.conf"));
+}
+
 static void platform_notes(const struct platform *p)
 {
 	if (p->listed > p->drv.state_count)
@@ -176,6 +186,12 @@ static void platform_notes(const struct platform *p)
 		printf("  note: target residencies out of order (run as the kernel would)\n");
 	if (p->off_mask)
 		printf("  note: disabled by default (off): mask 0x%x\n", p->off_mask);
+	if (p->mw_mask) {
+		char buf[256];
+
+		platform_power_note(p, buf, sizeof(buf));
+		printf("  note: powers from power_usage (mW): %s\n", buf);
+	}
 }
 
 static int cmd_validate(int argc, char **argv)
@@ -188,7 +204,11 @@ static int cmd_validate(int argc, char **argv)
 	if (!c.nargs)
 		die("validate needs files");
 	for (i = 0; i < c.nargs; i++) {
-		if (is_platform_file(c.args[i])) {
+		if (is_costs_file(c.args[i])) {
+			err = costs_validate(c.args[i]);
+			if (!err)
+				printf("%s: ok\n", c.args[i]);
+		} else if (is_platform_file(c.args[i])) {
 			err = platform_load(c.args[i], &p);
 			if (!err) {
 				printf("%s: ok\n", c.args[i]);

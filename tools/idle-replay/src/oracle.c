@@ -255,13 +255,10 @@ static void limits_build(struct plan *pl, struct machine *m, unsigned int cpu)
 	for (k = 0; k < s->nctl; k++) {
 		const struct ctl_ev *e = &s->ctl[k];
 
-		if (e->cpu >= 0 && e->cpu != (int)cpu)
+		if ((e->cpu >= 0 && e->cpu != (int)cpu) ||
+		    !ctl_resolve(engine_platform(m), e, &cur.qos, &cur.mask))
 			continue;
 		cur.t = SIM_T0 + e->t;
-		if (e->kind == CTL_QOS)
-			cur.qos = e->value < 0 ? (s64)QOS_NONE_NS : e->value;
-		else
-			cur.mask = (unsigned int)e->value;
 		pl->lim[pl->nlim++] = cur;
 	}
 }

@@ -5,6 +5,7 @@
  *   name rk3399
  *   title Arm RK3399
  *   # state NAME EXIT_LATENCY_US TARGET_RESIDENCY_US [poll] [off] [power=P]
+ *   #       [power_usage=MW]
  *   state WFI 1 1
  *   state cpu-sleep 370 900
  */
@@ -68,9 +69,31 @@ static int parse_power(struct parse *ps, const char *val, double *out)
 	return 0;
 }
 
-/* Attributes after the numbers; @st and @power may be scratch copies. */
+/*
+ * power_usage=MW: the kernel's struct cpuidle_state power_usage, in mW, as
+ * a driver gives it (0..INT_MAX; the drivers' "unknown", UINT_MAX or -1,
+ * is written as no attribute at all).
+ */
+static int parse_power_usage(struct parse *ps, const char *val, unsigned int *out)
+{
+	unsigned long long v;
+
+	if (parse_decimal(val, INT_MAX, &v))
+		return perr(ps, "power_usage= needs a whole number of mW in 0..2147483647 (the driver's power_usage; leave it out where the driver gives none)");
+	*out = (unsigned int)v;
+	return 0;
+}
+
+/* What parse_flags() found besides the state's own fields. */
+struct state_attrs {
+	double power;
+	unsigned int mw;
+	bool has_mw;
+};
+
+/* Attributes after the numbers; @st may be a scratch copy. */
 static int parse_flags(struct parse *ps, int i, struct cpuidle_state *st,
-		       double *power, char *tok)
+		       struct state_attrs *a, char *tok)
 {
 	for (; tok; tok = strtok(NULL, " \t")) {
 		if (!strcmp(tok, "poll")) {
@@ -80,12 +103,20 @@ static int parse_flags(struct parse *ps, int i, struct cpuidle_state *st,
 		} else if (!strcmp(tok, "off")) {
 			st->flags |= CPUIDLE_FLAG_OFF;
 		} else if (!strncmp(tok, "power=", 6)) {
-			if (parse_power(ps, tok + 6, power))
+			if (parse_power(ps, tok + 6, &a->power))
 				return -1;
+		} else if (!strncmp(tok, "power_usage=", 12)) {
+			if (parse_power_usage(ps, tok + 12, &a->mw))
+				return -1;
+			a->has_mw = true;
 		} else {
-			return perr(ps, "unknown state attribute (poll, off, power=P)");
+			return perr(ps, "unknown state attribute (poll, off, power=P, power_usage=MW)");
 		}
 	}
+	if (a->has_mw && a->power)
+		return perr(ps, "power= and power_usage= on one state (give one of them)");
+	if (a->has_mw && st->flags & CPUIDLE_FLAG_POLLING)
+		return perr(ps, "a polling state draws a busy CPU's power: no power_usage= on it");
 	return 0;
 }
 
@@ -99,10 +130,9 @@ static int parse_state(struct parse *ps)
 	struct cpuidle_driver *drv = &p->drv;
 	int i = p->listed;
 	struct cpuidle_state scratch = { 0 };
-	double scratch_power = 0;
+	struct state_attrs attrs = { 0 };
 	bool kept = i < CPUIDLE_STATE_MAX;
 	struct cpuidle_state *st = kept ? &drv->states[i] : &scratch;
-	double *power = kept ? &p->power[i] : &scratch_power;
 	char *name = strtok(NULL, " \t");
 
 	if (i == MAX_LISTED)
@@ -113,12 +143,16 @@ static int parse_state(struct parse *ps)
 	if (parse_us(ps, strtok(NULL, " \t"), "exit latency", &st->exit_latency_ns) ||
 	    parse_us(ps, strtok(NULL, " \t"), "target residency",
 		     &st->target_residency_ns) ||
-	    parse_flags(ps, i, st, power, strtok(NULL, " \t")))
+	    parse_flags(ps, i, st, &attrs, strtok(NULL, " \t")))
 		return -1;
 	ps->lines[i] = ps->line;
 	p->listed++;
 	if (!kept)
 		return 0;
+	p->power[i] = attrs.power;
+	p->power_usage[i] = attrs.mw;
+	if (attrs.has_mw)
+		p->mw_mask |= 1U << i;
 	snprintf(p->names[i], CPUIDLE_NAME_LEN, "%.*s", CPUIDLE_NAME_LEN - 1, name);
 	snprintf(st->name, CPUIDLE_NAME_LEN, "%.*s", CPUIDLE_NAME_LEN - 1, name);
 	st->exit_latency = st->exit_latency_ns / NSEC_PER_USEC;
@@ -160,47 +194,248 @@ static int parse_line(struct parse *ps, char *buf)
 }
 
 /*
- * Default powers: a polling state burns as much as a busy CPU (1.0), the
- * first halting state 0.3, every deeper state half of the one above.
- *
- * An idle period in state i costs an entry overhead E(i), then p(i) per ns
- * until the wakeup, then the exit latency at the exit power P: a CPU waking
- * up draws at least what the shallowest halting state draws (so that sleeping
- * through arrivals during a long exit saves nothing against waking for
- * them).  Over the span S from the entry to the resume, which the core
- * measures as last_residency_ns and the governors compare with the target
- * residency, that is A(i) + p(i) * S with A(i) = E(i) + (P - p(i)) * x(i).
- * A(i) = A(i-1) + (p(i-1) - p(i)) * res(i) makes each state's target
- * residency its break-even time against the state above, as the kernel
- * defines it; where that would need a negative entry overhead (an exit
- * latency long for its residency) E(i) is 0 and the break-even comes later.
+ * Powers, busy CPU = 1.  A polling state draws a busy CPU's power; power=
+ * sets a state's power.  Where the table's source gives power_usage (mW)
+ * for two or more halting states, their ratios hold: the shallowest of them
+ * keeps the power the rule below would give it, the others scale with their
+ * mW.  Every other halting state draws 0.3 if it is the shallowest, else
+ * half of the state above (the halving rule).
  */
-void platform_finish(struct platform *p)
+static void set_powers(struct platform *p)
 {
-	struct cpuidle_driver *drv = &p->drv;
-	double prev = 0, a = 0;
+	int n = p->drv.state_count, anchor = -1, i;
+	double prev = 0;
+
+	for (i = 0; i < n; i++) {
+		bool poll = p->drv.states[i].flags & CPUIDLE_FLAG_POLLING;
+
+		if (p->power[i]) {
+			p->power_from[i] = POWER_FROM_FILE;
+		} else if (poll) {
+			p->power[i] = 1.0;
+			p->power_from[i] = POWER_FROM_POLL;
+		} else if (anchor >= 0 && p->mw_mask >> i & 1) {
+			p->power[i] = p->power_usage[anchor] ?
+				      p->power[anchor] * p->power_usage[i] /
+				      p->power_usage[anchor] : 0;
+			p->power_from[i] = POWER_FROM_SOURCE;
+		} else {
+			p->power[i] = i && prev < 1.0 ? prev / 2 : 0.3;
+			p->power_from[i] = POWER_FROM_HALVING;
+		}
+		if (anchor < 0 && p->mw_mask >> i & 1) {
+			anchor = i;
+			if (p->power_from[i] == POWER_FROM_HALVING)
+				p->power_from[i] = POWER_FROM_SOURCE;
+		}
+		prev = p->power[i];
+	}
+}
+
+/*
+ * The energy of idle periods.  A period in state i whose wakeup comes D ns
+ * after the entry costs E(i) + p(i) * D, then its exit latency x(i) at the
+ * exit power P(i): a fixed part K(i) = E(i) + P(i) * x(i) plus p(i) * D.
+ * The kernel defines the target residency as the time in the state,
+ * entry included and exit not, from which on the state saves more than the
+ * state above it: K(i) + p(i) * res(i) = K(i-1) + p(i-1) * res(i).  That
+ * fixes K(i), state by state from K(0) = P(0) * x(0).
+ *
+ * K(i) is split as the physics allow.  A CPU waking up draws what the
+ * shallowest halting state draws (P), so that waking early costs at least
+ * what waking at once does; the rest of K(i) is the entry energy E(i).
+ * Where that would need E(i) < 0 (an exit latency long for its residency:
+ * the table says the state pays off sooner than an exit at P allows) the
+ * exit draws less, K(i) / x(i), but never less than the state itself,
+ * p(i).  Only below that is the table's residency not reachable: K(i) is
+ * then p(i) * x(i), and the state breaks even later than the table says
+ * (platform_break_even(), listed in the report's tables.tsv).
+ */
+static void set_costs(struct platform *p)
+{
+	const struct cpuidle_state *st = p->drv.states;
+	double wake = 1.0, k = 0, t;
 	int i;
 
-	p->exit_power = 1.0;
-	for (i = 0; i < drv->state_count; i++) {
-		if (!p->power[i])
-			p->power[i] = drv->states[i].flags & CPUIDLE_FLAG_POLLING ?
-				      1.0 : i && prev < 1.0 ? prev / 2 : 0.3;
-		prev = p->power[i];
-		if (!(drv->states[i].flags & CPUIDLE_FLAG_POLLING) && p->exit_power == 1.0)
-			p->exit_power = p->power[i];
+	for (i = 0; i < p->drv.state_count; i++) {
+		if (!(st[i].flags & CPUIDLE_FLAG_POLLING)) {
+			wake = p->power[i];
+			break;
+		}
 	}
-	for (i = 0; i < drv->state_count; i++) {
-		double x = (double)drv->states[i].exit_latency_ns;
-		double extra = (p->exit_power - p->power[i]) * x;
+	for (i = 0; i < p->drv.state_count; i++) {
+		double x = (double)st[i].exit_latency_ns;
 
-		if (i)
-			a += (p->power[i - 1] - p->power[i]) *
-			     (double)drv->states[i].target_residency_ns;
-		p->overhead[i] = i && a > extra ? a - extra : 0;
-		a = p->overhead[i] + extra;
+		t = i ? k + (p->power[i - 1] - p->power[i]) *
+			    (double)st[i].target_residency_ns : wake * x;
+		if (t >= wake * x) {
+			p->exit_power[i] = wake;
+			p->overhead[i] = t - wake * x;
+		} else if (t >= p->power[i] * x) {
+			p->exit_power[i] = t / x;
+			p->overhead[i] = 0;
+		} else {
+			p->exit_power[i] = p->power[i];
+			p->overhead[i] = 0;
+		}
+		k = p->overhead[i] + p->exit_power[i] * x;
 	}
-	drv->name = p->name;
+}
+
+void platform_finish(struct platform *p)
+{
+	set_powers(p);
+	set_costs(p);
+	p->drv.name = p->name;
+}
+
+/* K(i) of set_costs(). */
+static double fixed_cost(const struct platform *p, int i)
+{
+	return p->overhead[i] +
+	       p->exit_power[i] * (double)p->drv.states[i].exit_latency_ns;
+}
+
+/*
+ * The time in state @i (ns, from the entry to the wakeup) from which on the
+ * model has it cheaper than state @i - 1: its target residency wherever
+ * set_costs() could honour it; INFINITY if it never is.
+ */
+double platform_break_even(const struct platform *p, int i)
+{
+	double dp = p->power[i - 1] - p->power[i];
+	double dk = fixed_cost(p, i) - fixed_cost(p, i - 1);
+
+	if (dp <= 0)
+		return dk < 0 ? 0 : INFINITY;
+	return dk > 0 ? dk / dp : 0;
+}
+
+/*
+ * Where the table's powers come from, for the report: "source" (every
+ * halting state's from the source's power_usage), "partial" (some),
+ * "file" (power= on some state, none from the source), "halving".
+ */
+const char *platform_power_kind(const struct platform *p)
+{
+	int i, halting = 0, source = 0, file = 0;
+
+	for (i = 0; i < p->drv.state_count; i++) {
+		if (p->power_from[i] == POWER_FROM_POLL)
+			continue;
+		halting++;
+		source += p->power_from[i] == POWER_FROM_SOURCE;
+		file += p->power_from[i] == POWER_FROM_FILE;
+	}
+	if (source)
+		return source == halting ? "source" : "partial";
+	return file ? "file" : "halving";
+}
+
+/* "WFI 0.3, C7 0.05, CC6 0": the powers taken from power_usage, for notes. */
+void platform_power_note(const struct platform *p, char *buf, size_t n)
+{
+	size_t len = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < p->drv.state_count && len < n; i++) {
+		if (p->power_from[i] != POWER_FROM_SOURCE)
+			continue;
+		len += snprintf(buf + len, n - len, "%s%s %g", len ? ", " : "",
+				p->names[i], p->power[i]);
+	}
+}
+
+static const char *power_from_word(char c)
+{
+	switch (c) {
+	case POWER_FROM_POLL:
+		return "polling";
+	case POWER_FROM_FILE:
+		return "file";
+	case POWER_FROM_SOURCE:
+		return "source";
+	}
+	return "halving";
+}
+
+/* Does the model's break-even of state @i differ from its residency? */
+static bool break_even_differs(const struct platform *p, int i, double be)
+{
+	double res = (double)p->drv.states[i].target_residency_ns;
+
+	return fabs(be - res) > 1e-6 * res + 1;	/* 1 ns and rounding */
+}
+
+/*
+ * The energy model of every table, one line per state: where its power
+ * comes from, the entry energy and exit power it gets, and its break-even
+ * against the state above next to the table's target residency.
+ */
+void platforms_write_tsv(FILE *f, const struct platform *ps, int n)
+{
+	int k, i;
+
+	fprintf(f, "table\tpowers\tstate\tname\texit_latency_us\ttarget_residency_us\tpower\tpower_from\tpower_usage_mw\tentry_energy\texit_power\tbreak_even_us\tbreak_even_vs_residency\n");
+	for (k = 0; k < n; k++) {
+		const struct platform *p = &ps[k];
+
+		for (i = 0; i < p->drv.state_count; i++) {
+			const struct cpuidle_state *st = &p->drv.states[i];
+			double be = i ? platform_break_even(p, i) : 0;
+			double res = (double)st->target_residency_ns;
+
+			fprintf(f, "%s\t%s\t%d\t%s\t%lld\t%lld\t%.6g\t%s\t",
+				p->name, platform_power_kind(p), i, p->names[i],
+				(long long)st->exit_latency_ns / (long long)US,
+				(long long)st->target_residency_ns / (long long)US,
+				p->power[i], power_from_word(p->power_from[i]));
+			if (p->mw_mask >> i & 1)
+				fprintf(f, "%u", p->power_usage[i]);
+			else
+				fputc('-', f);
+			/* entry energy in us at a busy CPU's power */
+			fprintf(f, "\t%.6g\t%.6g\t", p->overhead[i] / US,
+				p->exit_power[i]);
+			if (!i)
+				fprintf(f, "-\t-\n");
+			else if (isinf(be))
+				fprintf(f, "never\tnever\n");
+			else if (!break_even_differs(p, i, be))
+				fprintf(f, "%.6g\tsame\n", be / US);
+			else
+				fprintf(f, "%.6g\t%.6g\n", be / US, res > 0 ? be / res : INFINITY);
+		}
+	}
+}
+
+/* The source's power_usage: on two halting states at least, never rising. */
+static int check_power_usage(struct parse *ps)
+{
+	struct platform *p = ps->p;
+	int i, given = 0, last = -1;
+	char msg[160];
+
+	for (i = 0; i < p->drv.state_count; i++) {
+		if (!(p->mw_mask >> i & 1))
+			continue;
+		given++;
+		if (last >= 0 && p->power_usage[i] > p->power_usage[last]) {
+			ps->line = ps->lines[i];
+			snprintf(msg, sizeof(msg),
+				 "power_usage %u mW of state %s is above the %u mW of %s (a deeper state must not draw more)",
+				 p->power_usage[i], p->names[i], p->power_usage[last],
+				 p->names[last]);
+			return perr(ps, msg);
+		}
+		last = i;
+	}
+	if (given == 1) {
+		ps->line = ps->lines[last];
+		return perr(ps, "power_usage= on one state alone gives no ratio between states (give it for two or more, or none)");
+	}
+	return 0;
 }
 
 /* A deeper state drawing more than the one above makes no energy model. */
@@ -261,6 +496,8 @@ int platform_load(const char *path, struct platform *p)
 	if (!p->name[0])
 		default_name(p, path);
 	snprintf(p->origin, sizeof(p->origin), "%s", path);
+	if (check_power_usage(&ps))
+		return -1;
 	platform_finish(p);
 	return check_powers(&ps);
 }

@@ -74,15 +74,28 @@ struct platform {
 	char names[CPUIDLE_STATE_MAX][CPUIDLE_NAME_LEN];
 	double power[CPUIDLE_STATE_MAX];	/* idle power while in state */
 	double overhead[CPUIDLE_STATE_MAX];	/* energy of an entry */
-	double exit_power;		/* power while waking up */
+	double exit_power[CPUIDLE_STATE_MAX];	/* power while waking up */
+	char power_from[CPUIDLE_STATE_MAX];	/* POWER_FROM_* */
+	unsigned int power_usage[CPUIDLE_STATE_MAX];	/* mW, the source's */
+	unsigned int mw_mask;		/* states whose power_usage is given */
 	unsigned int off_mask;		/* disabled by default (CPUIDLE_FLAG_OFF) */
 	int listed;			/* states in the file, may exceed 10 */
 	bool unsorted;			/* target residencies not sorted */
 	char dups[96];			/* other files with the same table */
 };
 
+/* Where a state's power comes from (platform_finish()). */
+#define POWER_FROM_POLL		'p'	/* a polling state: a busy CPU's */
+#define POWER_FROM_FILE		'f'	/* power= of the platform file */
+#define POWER_FROM_SOURCE	's'	/* ratio of the source's power_usage */
+#define POWER_FROM_HALVING	'h'	/* half of the state above's */
+
 int platform_load(const char *path, struct platform *p);
 void platform_finish(struct platform *p);
+double platform_break_even(const struct platform *p, int i);
+const char *platform_power_kind(const struct platform *p);
+void platform_power_note(const struct platform *p, char *buf, size_t n);
+void platforms_write_tsv(FILE *f, const struct platform *ps, int n);
 double period_energy(const struct platform *p, int s, u64 entry, u64 wake,
 		     u64 resume);
 int platforms_load_dirs(const char *const *dirs, int ndirs,
@@ -94,7 +107,24 @@ const struct platform *platform_find(const struct platform *ps, int n,
 
 enum ev_kind { EV_TIMER, EV_IRQ };
 enum stream_mode { SM_PERIODIC, SM_CHAIN, SM_RING, SM_LIST };
-enum ctl_kind { CTL_QOS, CTL_DISABLE };
+/*
+ * Control events: a PM QoS limit or a disabled-state mask as given (traces,
+ * random cases), or one chosen by the roles of the table's states (the X
+ * family, which runs on every table): see ctl_resolve().
+ */
+enum ctl_kind { CTL_QOS, CTL_DISABLE, CTL_QOS_ROLE, CTL_DISABLE_ROLES };
+
+/* Roles of a table's states, for CTL_DISABLE_ROLES (a mask of them). */
+#define SROLE_POLL	1U	/* the polling state */
+#define SROLE_SHALLOW	2U	/* the shallowest halting state */
+#define SROLE_BETWEEN	4U	/* halting states between it and the deepest */
+#define SROLE_DEEPEST	8U	/* the deepest state, if not the shallowest */
+
+/* Limits for CTL_QOS_ROLE. */
+enum qos_role {
+	QOS_ABOVE_SHALLOW,	/* between the shallowest halting state's exit
+				 * latency and the next state's */
+};
 
 /* One recorded wakeup of a trace file. */
 struct trace_ev {
@@ -145,6 +175,9 @@ struct scenario {
 };
 
 int scenarios_build(struct scenario **out);
+unsigned int state_roles(const struct platform *p, unsigned int roles);
+bool ctl_resolve(const struct platform *p, const struct ctl_ev *e, s64 *qos,
+		 unsigned int *mask);
 void scenarios_free(struct scenario *sc, int n);
 void scenario_finish(struct scenario *s);
 const char *family_title(const char *family);
@@ -175,6 +208,7 @@ struct gov_entry {
 	struct cpuidle_governor *gov;
 	enum gov_role role;
 	const char *source;
+	u64 select_ns, reflect_ns;	/* own cost per call (costs.conf) */
 };
 
 /* The build's list of governors (govlist.c, written by the Makefile). */
@@ -191,6 +225,15 @@ const struct gov_entry *gov_by_role(enum gov_role role, const char *kind);
 bool gov_is_baseline(const struct gov_entry *g);
 bool gov_in_reference(const struct gov_entry *g);
 void govs_init(void);
+
+/*
+ * The governors' own cost on the timeline (costs.conf, or the file named by
+ * IDLE_REPLAY_COSTS): ns per call of tick_nohz_get_sleep_length(); each
+ * governor's select_ns and reflect_ns.  The oracle is charged nothing.
+ */
+extern u64 replay_sleep_length_ns;
+int costs_validate(const char *path);
+bool gov_costs_anything(const struct gov_entry *g);
 
 /* --- metrics ----------------------------------------------------------- */
 
@@ -217,6 +260,8 @@ struct metrics {
 	u64 tick_stop_early;	/* stop asked, but woken before the tick */
 	u64 adapt_switches;
 	u64 adapt_entries;
+	u64 gov_ns;		/* busy time charged for the governor's calls */
+	u64 sleep_calls;	/* calls of tick_nohz_get_sleep_length() */
 	double cpu_seconds;
 };
 
@@ -241,6 +286,8 @@ struct result {
 	u64 above_n[CPUIDLE_STATE_MAX];
 	u64 below_n[CPUIDLE_STATE_MAX];
 	double cpu_seconds;
+	u64 gov_ns;			/* busy time charged for its own calls */
+	u64 sleep_calls;		/* tick_nohz_get_sleep_length() calls */
 	int diverged;			/* -1: not compared, 0/1 vs the partner */
 	u64 plan_misses;		/* oracle: decisions off its plan */
 	char divergence[480];		/* first divergence, for the log */
@@ -349,6 +396,7 @@ struct run_opts {
 	struct call_rec *rec;		/* record every governor call if set */
 	u64 max_decisions;		/* stop early, 0: no limit */
 	bool debug;			/* print every decision to stderr */
+	bool costs;			/* charge the governor's own cost */
 };
 
 void run_one(const struct scenario *s, const struct platform *p,

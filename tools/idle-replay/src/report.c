@@ -352,6 +352,9 @@ int cmd_report(int argc, char **argv)
 	f = report_file(cl.out, "results.tsv");
 	write_tsv(f, &ev->c);
 	fclose(f);
+	f = report_file(cl.out, "tables.tsv");
+	platforms_write_tsv(f, ev->c.ps, ev->c.np);
+	fclose(f);
 	write_plot_files(&ev->c, &ev->fs, cl.out);
 	printf("wrote %s/report.md, results.tsv and the plot data\n", cl.out);
 	evaluation_free(ev);

@@ -81,6 +81,8 @@ static void derive(struct result *r, const struct metrics *m, bool closed)
 		r->below_n[i] = m->below[i];
 	}
 	r->cpu_seconds = m->cpu_seconds;
+	r->gov_ns = m->gov_ns;
+	r->sleep_calls = m->sleep_calls;
 	r->diverged = -1;
 }
 
@@ -253,11 +255,31 @@ static void pair_index(const struct corpus *c, int *a, int *b)
 	}
 }
 
-/* Run every governor of @c on scenario @si and platform @pi into @out. */
+/*
+ * The decisions of @g for the comparison of a pair, into @log: from a run
+ * that charges no cost, so that two governors see the same timeline
+ * whatever their own costs are (the comparison is of decisions).
+ */
+static void pair_log(const struct scenario *s, const struct platform *p,
+		     const struct gov_entry *g, struct decision_log *log)
+{
+	struct run_opts o = { .log = log };
+	struct metrics *m = xcalloc(1, sizeof(*m));
+
+	run_one(s, p, g, &o, m);
+	free(m);
+}
+
+/*
+ * Run every governor of @c on scenario @si and platform @pi into @out,
+ * each charged its own cost (costs.conf).
+ */
 void run_cell(const struct corpus *c, int si, int pi, struct result *out)
 {
 	const struct scenario *s = &c->sc[si];
-	struct run_opts o = { .debug = getenv("IDLE_REPLAY_DEBUG") != NULL };
+	struct run_opts o = {
+		.debug = getenv("IDLE_REPLAY_DEBUG") != NULL, .costs = true,
+	};
 	struct windows *win = xcalloc(c->ng, sizeof(*win));
 	struct decision_log logs[2] = { { 0 } };
 	struct metrics *m = xcalloc(1, sizeof(*m));
@@ -266,11 +288,17 @@ void run_cell(const struct corpus *c, int si, int pi, struct result *out)
 
 	pair_index(c, &pa, &pb);
 	for (g = 0; g < c->ng; g++) {
-		double t0 = cpu_now();
+		struct decision_log *log = g == pa ? &logs[0] : g == pb ? &logs[1] : NULL;
+		double t0;
 
+		if (log && gov_costs_anything(c->gov[g])) {
+			pair_log(s, &c->ps[pi], c->gov[g], log);
+			log = NULL;
+		}
+		t0 = cpu_now();
 		windows_alloc(&win[g], s);
 		o.win = &win[g];
-		o.log = g == pa ? &logs[0] : g == pb ? &logs[1] : NULL;
+		o.log = log;
 		oracle_plan_misses = 0;
 		run_one(s, &c->ps[pi], c->gov[g], &o, m);
 		m->cpu_seconds = cpu_now() - t0;

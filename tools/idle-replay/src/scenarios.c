@@ -305,21 +305,124 @@ static void p_pipe(struct scn_list *l)
 		  CHAIN(EV_IRQ, UNI(294 * US, 306 * US), UNI(2 * US, 4 * US)));
 }
 
+/* --- the roles of a table's states (the X family) ------------------------- */
+
+static bool polls(const struct platform *p, int i)
+{
+	return p->drv.states[i].flags & CPUIDLE_FLAG_POLLING;
+}
+
+/* The first state that is enabled by default and does not poll, -1: none. */
+static int shallowest_halting(const struct platform *p)
+{
+	int i;
+
+	for (i = 0; i < p->drv.state_count; i++)
+		if (!(p->off_mask >> i & 1) && !polls(p, i))
+			return i;
+	return -1;
+}
+
+/*
+ * The states of @p that have one of @roles (SROLE_*), as a mask.  Roles are
+ * given among the states enabled by default, by index (the kernel's order
+ * of depth): a polling state 0; the first halting state; the last state if
+ * it is a halting state other than that one; and the halting states in
+ * between.  A role the table does not have adds nothing.
+ */
+unsigned int state_roles(const struct platform *p, unsigned int roles)
+{
+	int n = p->drv.state_count, h = shallowest_halting(p), d = -1, i;
+	unsigned int mask = 0;
+
+	for (i = n - 1; i >= 0 && d < 0; i--)
+		if (!(p->off_mask >> i & 1))
+			d = i;
+	if (d == h || (d >= 0 && polls(p, d)))
+		d = -1;
+	if (roles & SROLE_POLL && n && polls(p, 0) && !(p->off_mask & 1))
+		mask |= 1U;
+	if (roles & SROLE_SHALLOW && h >= 0)
+		mask |= 1U << h;
+	if (roles & SROLE_DEEPEST && d >= 0)
+		mask |= 1U << d;
+	for (i = h + 1; roles & SROLE_BETWEEN && h >= 0 && i < d; i++)
+		if (!(p->off_mask >> i & 1))
+			mask |= 1U << i;
+	return mask;
+}
+
+/*
+ * A whole number of microseconds at least the shallowest halting state's
+ * exit latency and below that of the next state enabled by default, as a
+ * user would write it to /dev/cpu_dma_latency; false if the next state
+ * exits no slower (or there is none).
+ */
+static bool limit_above_shallow(const struct platform *p, s64 *qos)
+{
+	int h = shallowest_halting(p), i;
+	s64 lo, hi;
+
+	if (h < 0)
+		return false;
+	for (i = h + 1; i < p->drv.state_count && p->off_mask >> i & 1; i++)
+		;
+	if (i >= p->drv.state_count)
+		return false;
+	lo = p->drv.states[h].exit_latency_ns / (s64)US;
+	hi = p->drv.states[i].exit_latency_ns / (s64)US;
+	if (hi <= lo)
+		return false;
+	*qos = (lo + hi) / 2 * (s64)US;
+	return true;
+}
+
+/*
+ * What control event @e does on table @p: a latency limit (*qos, ns) or a
+ * disabled-state mask (*mask), whichever its kind sets.  False: the table
+ * has no state of the role the event names, and the event is skipped.
+ */
+bool ctl_resolve(const struct platform *p, const struct ctl_ev *e, s64 *qos,
+		 unsigned int *mask)
+{
+	switch (e->kind) {
+	case CTL_QOS:
+		*qos = e->value < 0 ? (s64)QOS_NONE_NS : e->value;
+		return true;
+	case CTL_DISABLE:
+		*mask = (unsigned int)e->value;
+		return true;
+	case CTL_QOS_ROLE:
+		return limit_above_shallow(p, qos);
+	case CTL_DISABLE_ROLES:
+		/* States off by default stay off. */
+		*mask = p->off_mask | state_roles(p, (unsigned int)e->value);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The server mix under PM QoS limits and disabled states, chosen by the
+ * roles of each table's states (state_roles()), not by index: a mask of
+ * indices chosen for one table means other states on the next one.
+ */
 static void x_constraints(struct scn_list *l)
 {
 	struct scenario *s = scn_new(l, "X", "gnr", 1000, 2, 2 * SEC);
 
 	scn_name(s, "x-qos-disable", "server mix under QoS limits and disabled states");
 	server_streams(s);
-	add_ctl(s, 400 * MS, CTL_QOS, 20 * US);
+	add_ctl(s, 400 * MS, CTL_QOS_ROLE, QOS_ABOVE_SHALLOW);
 	add_ctl(s, 800 * MS, CTL_QOS, -1);
-	add_ctl(s, 1200 * MS, CTL_DISABLE, 1 << 4);
-	add_ctl(s, 1400 * MS, CTL_DISABLE, 1 << 4 | 1 << 2);
-	add_ctl(s, 1600 * MS, CTL_DISABLE, 1 << 0);
+	add_ctl(s, 1200 * MS, CTL_DISABLE_ROLES, SROLE_DEEPEST);
+	add_ctl(s, 1400 * MS, CTL_DISABLE_ROLES, SROLE_DEEPEST | SROLE_BETWEEN);
+	add_ctl(s, 1600 * MS, CTL_DISABLE_ROLES, SROLE_POLL);
 	add_ctl(s, 1700 * MS, CTL_QOS, 0);
-	add_ctl(s, 1800 * MS, CTL_DISABLE, 0xffff & ~(1 << 1));
+	add_ctl(s, 1800 * MS, CTL_DISABLE_ROLES,
+		SROLE_POLL | SROLE_BETWEEN | SROLE_DEEPEST);
 	add_ctl(s, 1900 * MS, CTL_QOS, -1);
-	add_ctl(s, 1900 * MS, CTL_DISABLE, 0);
+	add_ctl(s, 1900 * MS, CTL_DISABLE_ROLES, 0);
 }
 
 int scenarios_build(struct scenario **out)

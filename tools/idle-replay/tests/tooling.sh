@@ -110,7 +110,7 @@ check_bad_file() {
 
 bad_files() {
 	local bin=$1 dir=$2 f want
-	for f in "$LAB"/tests/bad/*.plat "$LAB"/tests/bad/*.trace; do
+	for f in "$LAB"/tests/bad/*.plat "$LAB"/tests/bad/*.trace "$LAB"/tests/bad/*.costs; do
 		want=$(sed -n 's/^# expect: //p' "$f" | head -1)
 		[ -n "$want" ] || want=$(cat "$f.expect")
 		check_bad_file "$bin" "$f" "$want"
