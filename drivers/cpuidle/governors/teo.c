@@ -30,15 +30,13 @@
  *   rarely paid in full), or half of the residency when it is shorter than
  *   the exit latency.
  *
- * If the measured duration reaches the sleep length (less half of the exit
- * latency, the slack of the estimate), the timer woke the CPU as foreseen
- * and the bin of the sleep length scores a *hit*.  Otherwise something else
- * woke the CPU first and the bin of the measured duration scores an
- * *intercept*, even when it is the same bin: a wide bin also holds wakeups
- * that came long before the timer.  When the CPU woke at or after the
- * foreseen timer, or when a safety net woke it (the polling state ran out
- * of time, or the tick fired), the CPU is taken to have slept for the
- * whole sleep length.  Both metrics of every bin decay by one eighth on
+ * If the time from the selection to the wakeup reaches the sleep length,
+ * the timer woke the CPU as foreseen and the bin of the sleep length scores
+ * a *hit*.  The same holds when a safety net woke the CPU (the polling state
+ * ran out of time, or the tick fired): it could have slept until the timer.
+ * Otherwise something else woke the CPU first and the bin of the measured
+ * duration scores an *intercept*, even when that is the timer's own bin: a
+ * wide bin also holds wakeups that came long before the timer.  Both metrics of every bin decay by one eighth on
  * each update before one of them grows by a fixed pulse, so the statistics
  * follow the recent past with no time window to manage; a metric too small
  * to decay by an eighth drops to zero.
@@ -206,7 +204,7 @@ static void teo_decay(unsigned int *metric)
  * @cpu_data: Governor data of @dev.
  *
  * Return: the idle duration to classify, U64_MAX when the CPU is deemed to
- * have slept for the whole sleep length.
+ * have slept for the whole sleep length: the timer (or a safety net) woke it.
  */
 static u64 teo_measured_idle_ns(struct cpuidle_driver *drv,
 				struct cpuidle_device *dev,
@@ -227,38 +225,13 @@ static u64 teo_measured_idle_ns(struct cpuidle_driver *drv,
 }
 
 /**
- * teo_woke_with_timer - Check whether the timer ended the idle period.
- * @drv: cpuidle driver of the CPU.
- * @dev: Target CPU, woken up from state @dev->last_state_idx.
- * @sleep_length_ns: Sleep length found by the last selection.
- * @idle_ns: Measured idle duration, U64_MAX for a whole sleep length.
- *
- * Falling into the timer's bin is not enough: a wide bin (the last one has
- * no end) holds wakeups long before the timer too, and counting those as
- * hits would make the bin look safer than it is.  The measured duration
- * takes off half of the exit latency, so a wakeup by the timer itself
- * lands within that half of the sleep length.
- *
- * Return: true if the CPU woke at the sleep length, as far as can be told.
- */
-static bool teo_woke_with_timer(struct cpuidle_driver *drv,
-				struct cpuidle_device *dev,
-				s64 sleep_length_ns, u64 idle_ns)
-{
-	s64 lat_ns = drv->states[dev->last_state_idx].exit_latency_ns;
-
-	/* Neither is negative, so the difference cannot wrap. */
-	return idle_ns == U64_MAX || sleep_length_ns - (s64)idle_ns < lat_ns / 2;
-}
-
-/**
  * teo_update - Account the last wakeup in the metrics of a CPU.
  * @drv: cpuidle driver of the CPU.
  * @dev: Target CPU, woken up from state @dev->last_state_idx.
  *
  * Decay all metrics, then credit one PULSE: a hit to the bin of the sleep
  * length if the timer ended the idle period, an intercept to the bin of the
- * measured idle duration otherwise.
+ * measured idle duration otherwise, the timer's own bin included.
  */
 VISIBLE_IF_KUNIT void teo_update(struct cpuidle_driver *drv,
 				 struct cpuidle_device *dev)
@@ -304,8 +277,7 @@ VISIBLE_IF_KUNIT void teo_update(struct cpuidle_driver *drv,
 		}
 	}
 
-	if (idle_bin == timer_bin &&
-	    teo_woke_with_timer(drv, dev, sleep_length_ns, idle_ns)) {
+	if (idle_ns == U64_MAX) {
 		cpu_data->bins[timer_bin].hits += PULSE;
 		kind = TEO_UPDATE_HIT;
 	} else {
