@@ -366,7 +366,8 @@ static int teo_fit_shallower(struct cpuidle_driver *drv,
  * @deepest: Deepest enabled state, -1 if none is enabled.
  * @candidate: Deepest enabled state that also fits the sleep length and the
  *	latency limit, where the intercept test starts; set by teo_select().
- * @constraint: Deepest enabled state above 0 within the latency limit, else 0.
+ * @constraint: Deepest enabled state above 0 within the latency limit, else
+ *	the shallowest enabled state.
  * @intercepts_below: Sum of the intercepts of the bins below @candidate.
  * @hits_below: Sum of the hits of the bins below @candidate.
  * @intercepts_all: Sum of the intercepts of all bins.
@@ -419,6 +420,12 @@ static void teo_scan_states(struct cpuidle_driver *drv,
 		if (drv->states[i].exit_latency_ns <= latency_limit_ns)
 			scan->constraint = i;
 	}
+	/*
+	 * With state 0 disabled and no enabled state within the limit, the
+	 * least bad choice is the shallowest enabled state, not a disabled one.
+	 */
+	if (scan->constraint < scan->first)
+		scan->constraint = scan->first;
 	scan->candidate = scan->deepest;
 }
 
