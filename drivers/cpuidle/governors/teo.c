@@ -619,6 +619,18 @@ VISIBLE_IF_KUNIT int teo_select(struct cpuidle_driver *drv,
 		goto tick_decision;
 	}
 
+	if (scan.constraint == scan.first) {
+		/*
+		 * The latency limit leaves one state (a PM QoS limit of 0, say):
+		 * no timer could change the choice, so the sleep length is not
+		 * worth its cost.  Stop the tick only if the state is deep enough.
+		 */
+		reason = TEO_SELECT_LATENCY_LIMIT;
+		idx = scan.first;
+		expected_ns = drv->states[idx].target_residency_ns;
+		goto tick_decision;
+	}
+
 	/*
 	 * The sleep length is fetched before anything else is decided.  No
 	 * state deeper than it can pay off, so the intercept statistics are
