@@ -62,8 +62,8 @@
  *
  * The tick is stopped only when the expected idle duration reaches the tick
  * period and the chosen state does not poll; for a state shallower than the
- * tick period, intercepts must also be no more than five eighths of the
- * recent wakeups.  When the tick is kept, the chosen state also has to fit
+ * tick period, the intercepts that came within a tick period must also be
+ * no more than five eighths of the recent wakeups.  When the tick is kept, the chosen state also has to fit
  * into the time until the next tick.
  *
  * The governor deliberately does not look at CPU utilization (a busy CPU
@@ -245,6 +245,8 @@ VISIBLE_IF_KUNIT void teo_update(struct cpuidle_driver *drv,
 	unsigned int total = 0;
 	int i;
 
+	teo_decay(&cpu_data->short_intercepts);
+
 	for (i = 0; i <= deepest; i++) {
 		struct teo_bin *bin = &cpu_data->bins[i];
 		s64 residency_ns = drv->states[i].target_residency_ns;
@@ -282,6 +284,8 @@ VISIBLE_IF_KUNIT void teo_update(struct cpuidle_driver *drv,
 		kind = TEO_UPDATE_HIT;
 	} else {
 		cpu_data->bins[idle_bin].intercepts += PULSE;
+		if (idle_ns < TICK_NSEC)
+			cpu_data->short_intercepts += PULSE;
 		kind = TEO_UPDATE_INTERCEPT;
 	}
 
@@ -370,7 +374,6 @@ static int teo_fit_shallower(struct cpuidle_driver *drv,
  *	the shallowest enabled state.
  * @intercepts_below: Sum of the intercepts of the bins below @candidate.
  * @hits_below: Sum of the hits of the bins below @candidate.
- * @intercepts_all: Sum of the intercepts of all bins.
  */
 struct teo_scan {
 	int first;
@@ -379,11 +382,10 @@ struct teo_scan {
 	int constraint;
 	unsigned int intercepts_below;
 	unsigned int hits_below;
-	unsigned int intercepts_all;
 };
 
 /**
- * teo_scan_states - Find the enabled states and sum all intercepts.
+ * teo_scan_states - Find the enabled states and the latency constraint.
  * @drv: cpuidle driver.
  * @dev: Target CPU.
  * @cpu_data: Governor data of @dev.
@@ -406,11 +408,8 @@ static void teo_scan_states(struct cpuidle_driver *drv,
 	scan->constraint = 0;
 	scan->intercepts_below = 0;
 	scan->hits_below = 0;
-	scan->intercepts_all = cpu_data->bins[0].intercepts;
 
 	for (i = 1; i < drv->state_count; i++) {
-		scan->intercepts_all += cpu_data->bins[i].intercepts;
-
 		if (!teo_state_enabled(dev, i))
 			continue;
 
@@ -659,9 +658,13 @@ VISIBLE_IF_KUNIT int teo_select(struct cpuidle_driver *drv,
 	if (!idx)
 		goto keep_tick_shallowest;
 
-	/* Mostly woken before the tick: plan for a short idle period. */
+	/*
+	 * Mostly woken before the tick by something else than a timer: plan
+	 * for a short idle period.  Intercepts beyond the tick period do not
+	 * count here; the tick would not have disturbed those idle periods.
+	 */
 	if (drv->states[idx].target_residency_ns < TICK_NSEC &&
-	    scan.intercepts_all > cpu_data->total / 2 + cpu_data->total / 8)
+	    cpu_data->short_intercepts > cpu_data->total / 2 + cpu_data->total / 8)
 		expected_ns = TICK_NSEC / 2;
 
 tick_decision:
@@ -681,7 +684,7 @@ out:
 	trace_teo_select(dev->cpu, scan.deepest, scan.candidate, idx, reason,
 			 cpu_data->sleep_length_ns, delta_tick, *stop_tick,
 			 scan.intercepts_below, scan.hits_below,
-			 cpu_data->total, scan.intercepts_all);
+			 cpu_data->total, cpu_data->short_intercepts);
 	return idx;
 }
 EXPORT_SYMBOL_IF_KUNIT(teo_select);

@@ -51,6 +51,8 @@ struct teo_bin {
  * @total: Sum of all metrics, including @tick_hits, after the last update.
  * @tick_hits: Hits-only metric of an extra bin that starts at the tick period;
  *	kept when the deepest state's target residency is below it.
+ * @short_intercepts: Decaying count of the intercepts whose measured idle
+ *	duration was below the tick period; a part of @total, not an addition.
  */
 struct teo_cpu {
 	u64 selected_at_ns;
@@ -59,6 +61,7 @@ struct teo_cpu {
 	struct teo_bin bins[CPUIDLE_STATE_MAX];
 	unsigned int total;
 	unsigned int tick_hits;
+	unsigned int short_intercepts;
 };
 
 #if IS_ENABLED(CONFIG_KUNIT)
