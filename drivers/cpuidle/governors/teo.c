@@ -57,8 +57,9 @@
  * recorded in its own bin and above, early wakeups are the norm, and the
  * governor walks down the bins to the deepest state whose target residency
  * the idle duration exceeded in more than half of those recent wakeups.
- * With the tick already stopped, states shallower than a tick period are
- * passed over: nothing might take the CPU out of them until the next timer.
+ * With the tick already stopped and the next timer more than two tick
+ * periods away, states shallower than a tick period are passed over:
+ * nothing might take the CPU out of them until that timer.
  *
  * The tick is stopped only when the expected idle duration reaches the tick
  * period and the chosen state does not poll; for a state shallower than the
@@ -322,18 +323,25 @@ static bool teo_state_polls(struct cpuidle_driver *drv, int i)
 }
 
 /**
- * teo_state_outlasts_stopped_tick - Check a state against a stopped tick.
+ * teo_state_safe_without_tick - Check a state against a stopped tick.
  * @drv: cpuidle driver.
  * @i: Index of the state.
+ * @sleep_length_ns: Time to the next timer event.
  *
- * Once the tick is stopped, nothing may wake the CPU for a long time, so a
- * state whose target residency is below the tick period would waste power.
+ * Once the tick is stopped, only the next timer is sure to wake the CPU, so
+ * a state shallower than the tick period could waste power until then if
+ * the early wakeup the statistics promise does not come.  With that timer
+ * at most two tick periods away, the risk is no larger than with the tick
+ * running, and a shallow state keeps the wakeup latency of a CPU whose tick
+ * stays stopped (nohz_full) as low as the statistics allow.
  *
- * Return: true if the tick runs or state @i is at least a tick period deep.
+ * Return: true if the tick runs, the next timer is at most two tick periods
+ * away, or state @i is at least a tick period deep.
  */
-static bool teo_state_outlasts_stopped_tick(struct cpuidle_driver *drv, int i)
+static bool teo_state_safe_without_tick(struct cpuidle_driver *drv, int i,
+					s64 sleep_length_ns)
 {
-	return !teo_tick_stopped() ||
+	return !teo_tick_stopped() || sleep_length_ns <= 2 * TICK_NSEC ||
 	       drv->states[i].target_residency_ns >= TICK_NSEC;
 }
 
@@ -477,8 +485,9 @@ static bool teo_intercepts_dominate(struct teo_cpu *cpu_data,
  * the recent cases.  Counting only the intercepts below the candidate would
  * stop at their median and ignore every longer idle period, which sends a
  * CPU with a wide spread of idle durations too shallow.  When the tick is
- * stopped, shallow states are not acceptable; a shallow state met before
- * any acceptable one ends the walk at the candidate.
+ * stopped and the next timer is far, shallow states are not acceptable (see
+ * teo_state_safe_without_tick()); a shallow state met before any acceptable
+ * one ends the walk at the candidate.
  *
  * Return: the state at the stopping bin if it is enabled and acceptable,
  * else the shallowest acceptable enabled state passed, else the candidate.
@@ -498,7 +507,8 @@ static int teo_walk_intercepts(struct cpuidle_driver *drv,
 
 		if (2 * sum > relevant) {
 			if (teo_state_enabled(dev, i) &&
-			    teo_state_outlasts_stopped_tick(drv, i))
+			    teo_state_safe_without_tick(drv, i,
+							cpu_data->sleep_length_ns))
 				return i;
 			break;
 		}
@@ -506,7 +516,8 @@ static int teo_walk_intercepts(struct cpuidle_driver *drv,
 		if (!teo_state_enabled(dev, i))
 			continue;
 
-		if (!teo_state_outlasts_stopped_tick(drv, i)) {
+		if (!teo_state_safe_without_tick(drv, i,
+						 cpu_data->sleep_length_ns)) {
 			if (fallback == scan->candidate)
 				break;
 			continue;
