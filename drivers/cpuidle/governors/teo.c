@@ -62,7 +62,8 @@
  * nothing might take the CPU out of them until that timer.
  *
  * The tick is stopped only when the expected idle duration reaches the tick
- * period and the chosen state does not poll; for a state shallower than the
+ * period and the chosen state neither polls nor is one of the few-microsecond
+ * states next to a polling state 0 (x86); for a state shallower than the
  * tick period, the intercepts that came within a tick period must also be
  * no more than five eighths of the recent wakeups.  When the tick is kept, the chosen state also has to fit
  * into the time until the next tick.
@@ -528,6 +529,35 @@ static int teo_walk_intercepts(struct cpuidle_driver *drv,
 	return fallback;
 }
 
+/*
+ * Halting states whose target residency is below this are only a few
+ * microseconds deep.
+ */
+#define TEO_SHALLOW_RESIDENCY_NS	(15 * NSEC_PER_USEC)
+
+/**
+ * teo_state_next_to_polling - Check for a shallow state above a polling one.
+ * @drv: cpuidle driver.
+ * @scan: Selection data (its @deepest is used).
+ * @i: Index of the state.
+ *
+ * Where state 0 polls (x86), the halting states right above it are only a
+ * few microseconds deep: they save little over the deeper states that the
+ * next selection can still reach when the tick wakes the CPU, so stopping
+ * the tick for one of them cannot pay off, while an early wakeup that does
+ * not come would leave the CPU in it until the next timer.  Without a
+ * deeper enabled state the tick has nothing better to lead to.
+ *
+ * Return: true if state 0 polls and state @i is a shallow halting state
+ * below the deepest enabled one.
+ */
+static bool teo_state_next_to_polling(struct cpuidle_driver *drv,
+				      struct teo_scan *scan, int i)
+{
+	return i > 0 && i < scan->deepest && teo_state_polls(drv, 0) &&
+	       drv->states[i].target_residency_ns < TEO_SHALLOW_RESIDENCY_NS;
+}
+
 /**
  * teo_keep_tick_and_fit - Keep the tick and fit the state before the tick.
  * @drv: cpuidle driver.
@@ -679,8 +709,9 @@ VISIBLE_IF_KUNIT int teo_select(struct cpuidle_driver *drv,
 		expected_ns = TICK_NSEC / 2;
 
 tick_decision:
-	if ((!teo_state_polls(drv, idx) && expected_ns >= TICK_NSEC) ||
-	    teo_tick_stopped())
+	if ((!teo_state_polls(drv, idx) &&
+	     !teo_state_next_to_polling(drv, &scan, idx) &&
+	     expected_ns >= TICK_NSEC) || teo_tick_stopped())
 		goto out;
 
 	idx = teo_apply(idx, teo_keep_tick_and_fit(drv, dev, &scan, idx,
