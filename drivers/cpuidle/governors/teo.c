@@ -206,7 +206,7 @@ static void teo_decay(unsigned int *metric)
  * @cpu_data: Governor data of @dev.
  *
  * Return: the idle duration to classify, U64_MAX when the CPU is deemed to
- * have slept for the whole sleep length: the timer (or a safety net) woke it.
+ * have slept until the timer it expected: that timer (or a safety net) woke it.
  */
 static u64 teo_measured_idle_ns(struct cpuidle_driver *drv,
 				struct cpuidle_device *dev,
@@ -216,7 +216,7 @@ static u64 teo_measured_idle_ns(struct cpuidle_driver *drv,
 	u64 idle_ns = dev->last_residency_ns;
 
 	/* Woken by the foreseen timer or later, or by a safety net. */
-	if (cpu_data->span_ns >= cpu_data->sleep_length_ns)
+	if (cpu_data->span_ns >= cpu_data->timer_ns)
 		return U64_MAX;
 
 	/* The full exit latency is the worst case; take half as typical. */
@@ -231,15 +231,15 @@ static u64 teo_measured_idle_ns(struct cpuidle_driver *drv,
  * @drv: cpuidle driver of the CPU.
  * @dev: Target CPU, woken up from state @dev->last_state_idx.
  *
- * Decay all metrics, then credit one PULSE: a hit to the bin of the sleep
- * length if the timer ended the idle period, an intercept to the bin of the
- * measured idle duration otherwise, the timer's own bin included.
+ * Decay all metrics, then credit one PULSE: a hit to the bin of the expected
+ * timer if it ended the idle period, an intercept to the bin of the measured
+ * idle duration otherwise, the timer's own bin included.
  */
 VISIBLE_IF_KUNIT void teo_update(struct cpuidle_driver *drv,
 				 struct cpuidle_device *dev)
 {
 	struct teo_cpu *cpu_data = teo_cpu_data(dev);
-	s64 sleep_length_ns = cpu_data->sleep_length_ns;
+	s64 timer_ns = cpu_data->timer_ns;
 	u64 idle_ns = teo_measured_idle_ns(drv, dev, cpu_data);
 	int deepest = drv->state_count - 1;
 	int timer_bin = 0, idle_bin = 0;
@@ -257,8 +257,8 @@ VISIBLE_IF_KUNIT void teo_update(struct cpuidle_driver *drv,
 		teo_decay(&bin->intercepts);
 		total += bin->hits + bin->intercepts;
 
-		/* Bins beyond the sleep length cannot hold either duration. */
-		if (residency_ns > sleep_length_ns)
+		/* Bins beyond the timer cannot hold either duration. */
+		if (residency_ns > timer_ns)
 			continue;
 
 		timer_bin = i;
@@ -270,7 +270,7 @@ VISIBLE_IF_KUNIT void teo_update(struct cpuidle_driver *drv,
 		teo_decay(&cpu_data->tick_hits);
 		total += cpu_data->tick_hits;
 
-		if (sleep_length_ns >= TICK_NSEC) {
+		if (timer_ns >= TICK_NSEC) {
 			/* The timer lies in the extra bin past the tick. */
 			timer_bin = deepest + 1;
 			if (idle_ns >= TICK_NSEC) {
@@ -294,10 +294,37 @@ VISIBLE_IF_KUNIT void teo_update(struct cpuidle_driver *drv,
 out:
 	cpu_data->total = total + PULSE;
 	trace_teo_update(dev->cpu, dev->last_state_idx, dev->last_residency_ns,
-			 idle_ns, sleep_length_ns, kind,
+			 idle_ns, cpu_data->sleep_length_ns, kind,
 			 kind == TEO_UPDATE_INTERCEPT ? idle_bin : timer_bin);
 }
 EXPORT_SYMBOL_IF_KUNIT(teo_update);
+
+/**
+ * teo_expected_timer_ns - Find the timer that should end the idle period.
+ * @cpu_data: Governor data of the CPU.
+ * @delta_tick_ns: Time to the next tick.
+ * @tick_expected: The intercepts chose the state and the tick is kept.
+ *
+ * A tick that wakes the CPU is a safety net as a rule: the CPU could have
+ * slept until the next timer.  Not when the intercepts chose a shallow
+ * state and kept the tick for it, though: they foresaw an early wakeup,
+ * and a tick that comes first tells only that this one took until the
+ * tick.  Counting it as a sleep to the next timer would make a deep state
+ * look right after every quiet tick period, and a CPU that the early
+ * wakeups of a closed loop keep busy (a ping-pong) would lock into a state
+ * whose exit latency then lengthens its own idle periods.  Such a tick is
+ * the timer the CPU expected, and its wakeup a hit in the tick's bin.
+ *
+ * Return: the time to the expected timer, KTIME_MAX if there is none.
+ */
+static s64 teo_expected_timer_ns(struct teo_cpu *cpu_data, s64 delta_tick_ns,
+				 bool tick_expected)
+{
+	if (!tick_expected)
+		return cpu_data->sleep_length_ns;
+
+	return min(cpu_data->sleep_length_ns, delta_tick_ns);
+}
 
 /**
  * teo_state_enabled - Check whether an idle state may be used on a CPU.
@@ -621,6 +648,7 @@ VISIBLE_IF_KUNIT int teo_select(struct cpuidle_driver *drv,
 	s64 latency_limit_ns = teo_latency_limit_ns(dev->cpu);
 	ktime_t delta_tick = TICK_NSEC / 2;
 	enum teo_select_reason reason;
+	bool by_intercepts = false;
 	struct teo_scan scan;
 	s64 expected_ns;
 	int idx;
@@ -692,9 +720,11 @@ VISIBLE_IF_KUNIT int teo_select(struct cpuidle_driver *drv,
 
 	scan.candidate = idx;
 	teo_sum_below_candidate(cpu_data, &scan);
-	if (idx > 0 && teo_intercepts_dominate(cpu_data, &scan))
+	if (idx > 0 && teo_intercepts_dominate(cpu_data, &scan)) {
 		idx = teo_apply(idx, teo_walk_intercepts(drv, dev, cpu_data, &scan),
 				TEO_SELECT_INTERCEPTS, &reason);
+		by_intercepts = idx < scan.candidate;
+	}
 
 	if (!idx)
 		goto keep_tick_shallowest;
@@ -705,8 +735,10 @@ VISIBLE_IF_KUNIT int teo_select(struct cpuidle_driver *drv,
 	 * count here; the tick would not have disturbed those idle periods.
 	 */
 	if (drv->states[idx].target_residency_ns < TICK_NSEC &&
-	    cpu_data->short_intercepts > cpu_data->total / 2 + cpu_data->total / 8)
+	    cpu_data->short_intercepts > cpu_data->total / 2 + cpu_data->total / 8) {
 		expected_ns = TICK_NSEC / 2;
+		by_intercepts = true;
+	}
 
 tick_decision:
 	if ((!teo_state_polls(drv, idx) &&
@@ -723,6 +755,8 @@ keep_tick_shallowest:
 	*stop_tick = false;
 	idx = 0;
 out:
+	cpu_data->timer_ns = teo_expected_timer_ns(cpu_data, delta_tick,
+						   by_intercepts && !*stop_tick);
 	trace_teo_select(dev->cpu, scan.deepest, scan.candidate, idx, reason,
 			 cpu_data->sleep_length_ns, delta_tick, *stop_tick,
 			 scan.intercepts_below, scan.hits_below,
@@ -748,15 +782,16 @@ VISIBLE_IF_KUNIT void teo_reflect(struct cpuidle_device *dev, int state)
 
 	/*
 	 * A safety net, not the workload, ended the idle period if polling
-	 * timed out or the tick fired: the CPU could have slept for the whole
-	 * sleep length.  That holds for a tick that came before a timer due
-	 * within the tick period too: the tick is no event of the workload,
-	 * and counting it as an intercept just before a periodic timer would
-	 * keep such a CPU out of the state that the timer allows.
+	 * timed out or the tick fired: the CPU is taken to have slept until
+	 * the timer it expected (see teo_expected_timer_ns()).  That holds
+	 * for a tick that came before a timer due within the tick period too:
+	 * the tick is no event of the workload, and counting it as an
+	 * intercept just before a periodic timer would keep such a CPU out of
+	 * the state that the timer allows.
 	 */
 	if (dev->poll_time_limit || woken_by_tick) {
 		dev->poll_time_limit = false;
-		cpu_data->span_ns = cpu_data->sleep_length_ns;
+		cpu_data->span_ns = cpu_data->timer_ns;
 		return;
 	}
 
