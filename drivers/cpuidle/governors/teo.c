@@ -53,6 +53,16 @@
  * state deeper than it can pay off.  The candidate is the deepest enabled
  * state within the PM QoS latency limit that fits into the sleep length.
  *
+ * An intercept counts in the bin of the deepest state the idle period would
+ * have paid off in.  Where the CPU is mostly woken by events it cannot
+ * foresee (timer hits are not the majority of the recent wakeups), that
+ * takes more than the target residency: the idle period must also be at
+ * least eight times the state's exit latency, unless that latency is only a
+ * few microseconds.  Each such wakeup waits for the exit before its work
+ * runs, and in a closed loop (a token passed around CPUs) the exits of the
+ * other CPUs make up the idle periods that would otherwise justify a deep
+ * state, so the loop could lock into running at the pace of its exits.
+ *
  * If the intercepts of all bins below the candidate outweigh everything
  * recorded in its own bin and above, early wakeups are the norm, and the
  * governor walks down the bins to the deepest state whose target residency
@@ -226,6 +236,67 @@ static u64 teo_measured_idle_ns(struct cpuidle_driver *drv,
 	return idle_ns / 2;
 }
 
+/*
+ * A wakeup the governor cannot foresee delays the work it brings by the
+ * exit latency of the state the CPU is in.  A state is worth entering for
+ * such wakeups only when the idle period is at least this many times its
+ * exit latency, for exit latencies longer than TEO_LATENCY_FLOOR_NS: below
+ * that the exit is within the cost of any wakeup.
+ */
+#define TEO_LATENCY_FACTOR	8
+#define TEO_LATENCY_FLOOR_NS	(15 * NSEC_PER_USEC)
+
+/**
+ * teo_intercept_threshold_ns - Get the idle duration an intercept needs.
+ * @drv: cpuidle driver.
+ * @i: Index of the state.
+ * @mind_latency: Whether the exit latency counts.
+ *
+ * An intercept belongs in the bin of state i if the idle period would have
+ * paid off in state i: it reached the target residency and, where the CPU
+ * is mostly woken by events it could not foresee, TEO_LATENCY_FACTOR times
+ * the exit latency.  In a closed loop such as a token passed between CPUs,
+ * the exit latency of each CPU lengthens the idle periods of the others;
+ * judged by residency alone, a deep state with a long exit latency then
+ * justifies itself, and the loop runs at the pace of the exits.
+ *
+ * Return: the smallest idle duration in ns that counts for state @i.
+ */
+static u64 teo_intercept_threshold_ns(struct cpuidle_driver *drv, int i,
+				      bool mind_latency)
+{
+	u64 residency_ns = drv->states[i].target_residency_ns;
+	u64 lat_ns = drv->states[i].exit_latency_ns;
+
+	if (!mind_latency || lat_ns < TEO_LATENCY_FLOOR_NS)
+		return residency_ns;
+
+	return max(residency_ns, TEO_LATENCY_FACTOR * lat_ns);
+}
+
+/**
+ * teo_intercept_bin - Find the bin of an early wakeup.
+ * @drv: cpuidle driver.
+ * @timer_bin: Bin of the expected timer; the wakeup cannot be beyond it.
+ * @idle_ns: Measured idle duration.
+ * @mind_latency: Whether exit latencies count, see
+ *	teo_intercept_threshold_ns().
+ *
+ * Return: the deepest bin up to @timer_bin whose threshold @idle_ns reached,
+ * else 0.
+ */
+static int teo_intercept_bin(struct cpuidle_driver *drv, int timer_bin,
+			     u64 idle_ns, bool mind_latency)
+{
+	int i, bin = 0;
+
+	for (i = 0; i <= timer_bin; i++) {
+		if (teo_intercept_threshold_ns(drv, i, mind_latency) <= idle_ns)
+			bin = i;
+	}
+	return bin;
+}
+
 /**
  * teo_update - Account the last wakeup in the metrics of a CPU.
  * @drv: cpuidle driver of the CPU.
@@ -242,29 +313,30 @@ VISIBLE_IF_KUNIT void teo_update(struct cpuidle_driver *drv,
 	s64 timer_ns = cpu_data->timer_ns;
 	u64 idle_ns = teo_measured_idle_ns(drv, dev, cpu_data);
 	int deepest = drv->state_count - 1;
-	int timer_bin = 0, idle_bin = 0;
+	unsigned int total = 0, hits = 0;
+	int timer_bin = 0, idle_bin;
 	enum teo_update_kind kind;
-	unsigned int total = 0;
+	bool mind_latency;
 	int i;
 
 	teo_decay(&cpu_data->short_intercepts);
 
 	for (i = 0; i <= deepest; i++) {
 		struct teo_bin *bin = &cpu_data->bins[i];
-		s64 residency_ns = drv->states[i].target_residency_ns;
 
 		teo_decay(&bin->hits);
 		teo_decay(&bin->intercepts);
 		total += bin->hits + bin->intercepts;
+		hits += bin->hits;
 
 		/* Bins beyond the timer cannot hold either duration. */
-		if (residency_ns > timer_ns)
-			continue;
-
-		timer_bin = i;
-		if (residency_ns <= idle_ns)
-			idle_bin = i;
+		if (drv->states[i].target_residency_ns <= timer_ns)
+			timer_bin = i;
 	}
+
+	/* Mostly woken by timers: their idle periods were foreseen. */
+	mind_latency = 2 * hits <= total;
+	idle_bin = teo_intercept_bin(drv, timer_bin, idle_ns, mind_latency);
 
 	if (drv->states[deepest].target_residency_ns < TICK_NSEC) {
 		teo_decay(&cpu_data->tick_hits);
@@ -273,7 +345,9 @@ VISIBLE_IF_KUNIT void teo_update(struct cpuidle_driver *drv,
 		if (timer_ns >= TICK_NSEC) {
 			/* The timer lies in the extra bin past the tick. */
 			timer_bin = deepest + 1;
-			if (idle_ns >= TICK_NSEC) {
+			if (idle_ns >= TICK_NSEC &&
+			    idle_ns >= teo_intercept_threshold_ns(drv, deepest,
+								  mind_latency)) {
 				cpu_data->tick_hits += PULSE;
 				kind = TEO_UPDATE_TICK_HIT;
 				goto out;
