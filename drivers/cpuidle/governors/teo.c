@@ -30,15 +30,13 @@
  *   rarely paid in full), or half of the residency when it is shorter than
  *   the exit latency.
  *
- * If the measured duration reaches the sleep length (less half of the exit
- * latency, the slack of the estimate), the timer woke the CPU as foreseen
- * and the bin of the sleep length scores a *hit*.  Otherwise something else
- * woke the CPU first and the bin of the measured duration scores an
- * *intercept*, even when it is the same bin: a wide bin also holds wakeups
- * that came long before the timer.  When the CPU woke at or after the
- * foreseen timer, or when a safety net woke it (the polling state ran out
- * of time, or the tick fired), the CPU is taken to have slept for the
- * whole sleep length.  Both metrics of every bin decay by one eighth on
+ * If the time from the selection to the wakeup reaches the sleep length,
+ * the timer woke the CPU as foreseen and the bin of the sleep length scores
+ * a *hit*.  The same holds when a safety net woke the CPU (the polling state
+ * ran out of time, or the tick fired): it could have slept until the timer.
+ * Otherwise something else woke the CPU first and the bin of the measured
+ * duration scores an *intercept*, even when that is the timer's own bin: a
+ * wide bin also holds wakeups that came long before the timer.  Both metrics of every bin decay by one eighth on
  * each update before one of them grows by a fixed pulse, so the statistics
  * follow the recent past with no time window to manage; a metric too small
  * to decay by an eighth drops to zero.
@@ -55,17 +53,29 @@
  * state deeper than it can pay off.  The candidate is the deepest enabled
  * state within the PM QoS latency limit that fits into the sleep length.
  *
+ * An intercept counts in the bin of the deepest state the idle period would
+ * have paid off in.  Where the CPU is mostly woken by events it cannot
+ * foresee (timer hits are not the majority of the recent wakeups), that
+ * takes more than the target residency: the idle period must also be at
+ * least eight times the state's exit latency, unless that latency is only a
+ * few microseconds.  Each such wakeup waits for the exit before its work
+ * runs, and in a closed loop (a token passed around CPUs) the exits of the
+ * other CPUs make up the idle periods that would otherwise justify a deep
+ * state, so the loop could lock into running at the pace of its exits.
+ *
  * If the intercepts of all bins below the candidate outweigh everything
  * recorded in its own bin and above, early wakeups are the norm, and the
  * governor walks down the bins to the deepest state whose target residency
  * the idle duration exceeded in more than half of those recent wakeups.
- * With the tick already stopped, states shallower than a tick period are
- * passed over: nothing might take the CPU out of them until the next timer.
+ * With the tick already stopped and the next timer more than two tick
+ * periods away, states shallower than a tick period are passed over:
+ * nothing might take the CPU out of them until that timer.
  *
  * The tick is stopped only when the expected idle duration reaches the tick
- * period and the chosen state does not poll; for a state shallower than the
- * tick period, intercepts must also be no more than five eighths of the
- * recent wakeups.  When the tick is kept, the chosen state also has to fit
+ * period and the chosen state neither polls nor is one of the few-microsecond
+ * states next to a polling state 0 (x86); for a state shallower than the
+ * tick period, the intercepts that came within a tick period must also be
+ * no more than five eighths of the recent wakeups.  When the tick is kept, the chosen state also has to fit
  * into the time until the next tick.
  *
  * The governor deliberately does not look at CPU utilization (a busy CPU
@@ -206,7 +216,7 @@ static void teo_decay(unsigned int *metric)
  * @cpu_data: Governor data of @dev.
  *
  * Return: the idle duration to classify, U64_MAX when the CPU is deemed to
- * have slept for the whole sleep length.
+ * have slept until the timer it expected: that timer (or a safety net) woke it.
  */
 static u64 teo_measured_idle_ns(struct cpuidle_driver *drv,
 				struct cpuidle_device *dev,
@@ -216,7 +226,7 @@ static u64 teo_measured_idle_ns(struct cpuidle_driver *drv,
 	u64 idle_ns = dev->last_residency_ns;
 
 	/* Woken by the foreseen timer or later, or by a safety net. */
-	if (cpu_data->span_ns >= cpu_data->sleep_length_ns)
+	if (cpu_data->span_ns >= cpu_data->timer_ns)
 		return U64_MAX;
 
 	/* The full exit latency is the worst case; take half as typical. */
@@ -226,29 +236,65 @@ static u64 teo_measured_idle_ns(struct cpuidle_driver *drv,
 	return idle_ns / 2;
 }
 
-/**
- * teo_woke_with_timer - Check whether the timer ended the idle period.
- * @drv: cpuidle driver of the CPU.
- * @dev: Target CPU, woken up from state @dev->last_state_idx.
- * @sleep_length_ns: Sleep length found by the last selection.
- * @idle_ns: Measured idle duration, U64_MAX for a whole sleep length.
- *
- * Falling into the timer's bin is not enough: a wide bin (the last one has
- * no end) holds wakeups long before the timer too, and counting those as
- * hits would make the bin look safer than it is.  The measured duration
- * takes off half of the exit latency, so a wakeup by the timer itself
- * lands within that half of the sleep length.
- *
- * Return: true if the CPU woke at the sleep length, as far as can be told.
+/*
+ * A wakeup the governor cannot foresee delays the work it brings by the
+ * exit latency of the state the CPU is in.  A state is worth entering for
+ * such wakeups only when the idle period is at least this many times its
+ * exit latency, for exit latencies longer than TEO_LATENCY_FLOOR_NS: below
+ * that the exit is within the cost of any wakeup.
  */
-static bool teo_woke_with_timer(struct cpuidle_driver *drv,
-				struct cpuidle_device *dev,
-				s64 sleep_length_ns, u64 idle_ns)
-{
-	s64 lat_ns = drv->states[dev->last_state_idx].exit_latency_ns;
+#define TEO_LATENCY_FACTOR	8
+#define TEO_LATENCY_FLOOR_NS	(15 * NSEC_PER_USEC)
 
-	/* Neither is negative, so the difference cannot wrap. */
-	return idle_ns == U64_MAX || sleep_length_ns - (s64)idle_ns < lat_ns / 2;
+/**
+ * teo_intercept_threshold_ns - Get the idle duration an intercept needs.
+ * @drv: cpuidle driver.
+ * @i: Index of the state.
+ * @mind_latency: Whether the exit latency counts.
+ *
+ * An intercept belongs in the bin of state i if the idle period would have
+ * paid off in state i: it reached the target residency and, where the CPU
+ * is mostly woken by events it could not foresee, TEO_LATENCY_FACTOR times
+ * the exit latency.  In a closed loop such as a token passed between CPUs,
+ * the exit latency of each CPU lengthens the idle periods of the others;
+ * judged by residency alone, a deep state with a long exit latency then
+ * justifies itself, and the loop runs at the pace of the exits.
+ *
+ * Return: the smallest idle duration in ns that counts for state @i.
+ */
+static u64 teo_intercept_threshold_ns(struct cpuidle_driver *drv, int i,
+				      bool mind_latency)
+{
+	u64 residency_ns = drv->states[i].target_residency_ns;
+	u64 lat_ns = drv->states[i].exit_latency_ns;
+
+	if (!mind_latency || lat_ns < TEO_LATENCY_FLOOR_NS)
+		return residency_ns;
+
+	return max(residency_ns, TEO_LATENCY_FACTOR * lat_ns);
+}
+
+/**
+ * teo_intercept_bin - Find the bin of an early wakeup.
+ * @drv: cpuidle driver.
+ * @timer_bin: Bin of the expected timer; the wakeup cannot be beyond it.
+ * @idle_ns: Measured idle duration.
+ * @mind_latency: Whether exit latencies count, see
+ *	teo_intercept_threshold_ns().
+ *
+ * Return: the deepest bin up to @timer_bin whose threshold @idle_ns reached,
+ * else 0.
+ */
+static int teo_intercept_bin(struct cpuidle_driver *drv, int timer_bin,
+			     u64 idle_ns, bool mind_latency)
+{
+	int i, bin = 0;
+
+	for (i = 0; i <= timer_bin; i++) {
+		if (teo_intercept_threshold_ns(drv, i, mind_latency) <= idle_ns)
+			bin = i;
+	}
+	return bin;
 }
 
 /**
@@ -256,47 +302,52 @@ static bool teo_woke_with_timer(struct cpuidle_driver *drv,
  * @drv: cpuidle driver of the CPU.
  * @dev: Target CPU, woken up from state @dev->last_state_idx.
  *
- * Decay all metrics, then credit one PULSE: a hit to the bin of the sleep
- * length if the timer ended the idle period, an intercept to the bin of the
- * measured idle duration otherwise.
+ * Decay all metrics, then credit one PULSE: a hit to the bin of the expected
+ * timer if it ended the idle period, an intercept to the bin of the measured
+ * idle duration otherwise, the timer's own bin included.
  */
 VISIBLE_IF_KUNIT void teo_update(struct cpuidle_driver *drv,
 				 struct cpuidle_device *dev)
 {
 	struct teo_cpu *cpu_data = teo_cpu_data(dev);
-	s64 sleep_length_ns = cpu_data->sleep_length_ns;
+	s64 timer_ns = cpu_data->timer_ns;
 	u64 idle_ns = teo_measured_idle_ns(drv, dev, cpu_data);
 	int deepest = drv->state_count - 1;
-	int timer_bin = 0, idle_bin = 0;
+	unsigned int total = 0, hits = 0;
+	int timer_bin = 0, idle_bin;
 	enum teo_update_kind kind;
-	unsigned int total = 0;
+	bool mind_latency;
 	int i;
+
+	teo_decay(&cpu_data->short_intercepts);
 
 	for (i = 0; i <= deepest; i++) {
 		struct teo_bin *bin = &cpu_data->bins[i];
-		s64 residency_ns = drv->states[i].target_residency_ns;
 
 		teo_decay(&bin->hits);
 		teo_decay(&bin->intercepts);
 		total += bin->hits + bin->intercepts;
+		hits += bin->hits;
 
-		/* Bins beyond the sleep length cannot hold either duration. */
-		if (residency_ns > sleep_length_ns)
-			continue;
-
-		timer_bin = i;
-		if (residency_ns <= idle_ns)
-			idle_bin = i;
+		/* Bins beyond the timer cannot hold either duration. */
+		if (drv->states[i].target_residency_ns <= timer_ns)
+			timer_bin = i;
 	}
+
+	/* Mostly woken by timers: their idle periods were foreseen. */
+	mind_latency = 2 * hits <= total;
+	idle_bin = teo_intercept_bin(drv, timer_bin, idle_ns, mind_latency);
 
 	if (drv->states[deepest].target_residency_ns < TICK_NSEC) {
 		teo_decay(&cpu_data->tick_hits);
 		total += cpu_data->tick_hits;
 
-		if (sleep_length_ns >= TICK_NSEC) {
+		if (timer_ns >= TICK_NSEC) {
 			/* The timer lies in the extra bin past the tick. */
 			timer_bin = deepest + 1;
-			if (idle_ns >= TICK_NSEC) {
+			if (idle_ns >= TICK_NSEC &&
+			    idle_ns >= teo_intercept_threshold_ns(drv, deepest,
+								  mind_latency)) {
 				cpu_data->tick_hits += PULSE;
 				kind = TEO_UPDATE_TICK_HIT;
 				goto out;
@@ -304,22 +355,50 @@ VISIBLE_IF_KUNIT void teo_update(struct cpuidle_driver *drv,
 		}
 	}
 
-	if (idle_bin == timer_bin &&
-	    teo_woke_with_timer(drv, dev, sleep_length_ns, idle_ns)) {
+	if (idle_ns == U64_MAX) {
 		cpu_data->bins[timer_bin].hits += PULSE;
 		kind = TEO_UPDATE_HIT;
 	} else {
 		cpu_data->bins[idle_bin].intercepts += PULSE;
+		if (idle_ns < TICK_NSEC)
+			cpu_data->short_intercepts += PULSE;
 		kind = TEO_UPDATE_INTERCEPT;
 	}
 
 out:
 	cpu_data->total = total + PULSE;
 	trace_teo_update(dev->cpu, dev->last_state_idx, dev->last_residency_ns,
-			 idle_ns, sleep_length_ns, kind,
+			 idle_ns, cpu_data->sleep_length_ns, kind,
 			 kind == TEO_UPDATE_INTERCEPT ? idle_bin : timer_bin);
 }
 EXPORT_SYMBOL_IF_KUNIT(teo_update);
+
+/**
+ * teo_expected_timer_ns - Find the timer that should end the idle period.
+ * @cpu_data: Governor data of the CPU.
+ * @delta_tick_ns: Time to the next tick.
+ * @tick_expected: The intercepts chose the state and the tick is kept.
+ *
+ * A tick that wakes the CPU is a safety net as a rule: the CPU could have
+ * slept until the next timer.  Not when the intercepts chose a shallow
+ * state and kept the tick for it, though: they foresaw an early wakeup,
+ * and a tick that comes first tells only that this one took until the
+ * tick.  Counting it as a sleep to the next timer would make a deep state
+ * look right after every quiet tick period, and a CPU that the early
+ * wakeups of a closed loop keep busy (a ping-pong) would lock into a state
+ * whose exit latency then lengthens its own idle periods.  Such a tick is
+ * the timer the CPU expected, and its wakeup a hit in the tick's bin.
+ *
+ * Return: the time to the expected timer, KTIME_MAX if there is none.
+ */
+static s64 teo_expected_timer_ns(struct teo_cpu *cpu_data, s64 delta_tick_ns,
+				 bool tick_expected)
+{
+	if (!tick_expected)
+		return cpu_data->sleep_length_ns;
+
+	return min(cpu_data->sleep_length_ns, delta_tick_ns);
+}
 
 /**
  * teo_state_enabled - Check whether an idle state may be used on a CPU.
@@ -346,18 +425,25 @@ static bool teo_state_polls(struct cpuidle_driver *drv, int i)
 }
 
 /**
- * teo_state_outlasts_stopped_tick - Check a state against a stopped tick.
+ * teo_state_safe_without_tick - Check a state against a stopped tick.
  * @drv: cpuidle driver.
  * @i: Index of the state.
+ * @sleep_length_ns: Time to the next timer event.
  *
- * Once the tick is stopped, nothing may wake the CPU for a long time, so a
- * state whose target residency is below the tick period would waste power.
+ * Once the tick is stopped, only the next timer is sure to wake the CPU, so
+ * a state shallower than the tick period could waste power until then if
+ * the early wakeup the statistics promise does not come.  With that timer
+ * at most two tick periods away, the risk is no larger than with the tick
+ * running, and a shallow state keeps the wakeup latency of a CPU whose tick
+ * stays stopped (nohz_full) as low as the statistics allow.
  *
- * Return: true if the tick runs or state @i is at least a tick period deep.
+ * Return: true if the tick runs, the next timer is at most two tick periods
+ * away, or state @i is at least a tick period deep.
  */
-static bool teo_state_outlasts_stopped_tick(struct cpuidle_driver *drv, int i)
+static bool teo_state_safe_without_tick(struct cpuidle_driver *drv, int i,
+					s64 sleep_length_ns)
 {
-	return !teo_tick_stopped() ||
+	return !teo_tick_stopped() || sleep_length_ns <= 2 * TICK_NSEC ||
 	       drv->states[i].target_residency_ns >= TICK_NSEC;
 }
 
@@ -394,10 +480,10 @@ static int teo_fit_shallower(struct cpuidle_driver *drv,
  * @deepest: Deepest enabled state, -1 if none is enabled.
  * @candidate: Deepest enabled state that also fits the sleep length and the
  *	latency limit, where the intercept test starts; set by teo_select().
- * @constraint: Deepest enabled state above 0 within the latency limit, else 0.
+ * @constraint: Deepest enabled state above 0 within the latency limit, else
+ *	the shallowest enabled state.
  * @intercepts_below: Sum of the intercepts of the bins below @candidate.
  * @hits_below: Sum of the hits of the bins below @candidate.
- * @intercepts_all: Sum of the intercepts of all bins.
  */
 struct teo_scan {
 	int first;
@@ -406,11 +492,10 @@ struct teo_scan {
 	int constraint;
 	unsigned int intercepts_below;
 	unsigned int hits_below;
-	unsigned int intercepts_all;
 };
 
 /**
- * teo_scan_states - Find the enabled states and sum all intercepts.
+ * teo_scan_states - Find the enabled states and the latency constraint.
  * @drv: cpuidle driver.
  * @dev: Target CPU.
  * @cpu_data: Governor data of @dev.
@@ -433,11 +518,8 @@ static void teo_scan_states(struct cpuidle_driver *drv,
 	scan->constraint = 0;
 	scan->intercepts_below = 0;
 	scan->hits_below = 0;
-	scan->intercepts_all = cpu_data->bins[0].intercepts;
 
 	for (i = 1; i < drv->state_count; i++) {
-		scan->intercepts_all += cpu_data->bins[i].intercepts;
-
 		if (!teo_state_enabled(dev, i))
 			continue;
 
@@ -447,6 +529,12 @@ static void teo_scan_states(struct cpuidle_driver *drv,
 		if (drv->states[i].exit_latency_ns <= latency_limit_ns)
 			scan->constraint = i;
 	}
+	/*
+	 * With state 0 disabled and no enabled state within the limit, the
+	 * least bad choice is the shallowest enabled state, not a disabled one.
+	 */
+	if (scan->constraint < scan->first)
+		scan->constraint = scan->first;
 	scan->candidate = scan->deepest;
 }
 
@@ -499,8 +587,9 @@ static bool teo_intercepts_dominate(struct teo_cpu *cpu_data,
  * the recent cases.  Counting only the intercepts below the candidate would
  * stop at their median and ignore every longer idle period, which sends a
  * CPU with a wide spread of idle durations too shallow.  When the tick is
- * stopped, shallow states are not acceptable; a shallow state met before
- * any acceptable one ends the walk at the candidate.
+ * stopped and the next timer is far, shallow states are not acceptable (see
+ * teo_state_safe_without_tick()); a shallow state met before any acceptable
+ * one ends the walk at the candidate.
  *
  * Return: the state at the stopping bin if it is enabled and acceptable,
  * else the shallowest acceptable enabled state passed, else the candidate.
@@ -520,7 +609,8 @@ static int teo_walk_intercepts(struct cpuidle_driver *drv,
 
 		if (2 * sum > relevant) {
 			if (teo_state_enabled(dev, i) &&
-			    teo_state_outlasts_stopped_tick(drv, i))
+			    teo_state_safe_without_tick(drv, i,
+							cpu_data->sleep_length_ns))
 				return i;
 			break;
 		}
@@ -528,7 +618,8 @@ static int teo_walk_intercepts(struct cpuidle_driver *drv,
 		if (!teo_state_enabled(dev, i))
 			continue;
 
-		if (!teo_state_outlasts_stopped_tick(drv, i)) {
+		if (!teo_state_safe_without_tick(drv, i,
+						 cpu_data->sleep_length_ns)) {
 			if (fallback == scan->candidate)
 				break;
 			continue;
@@ -537,6 +628,35 @@ static int teo_walk_intercepts(struct cpuidle_driver *drv,
 		fallback = i;
 	}
 	return fallback;
+}
+
+/*
+ * Halting states whose target residency is below this are only a few
+ * microseconds deep.
+ */
+#define TEO_SHALLOW_RESIDENCY_NS	(15 * NSEC_PER_USEC)
+
+/**
+ * teo_state_next_to_polling - Check for a shallow state above a polling one.
+ * @drv: cpuidle driver.
+ * @scan: Selection data (its @deepest is used).
+ * @i: Index of the state.
+ *
+ * Where state 0 polls (x86), the halting states right above it are only a
+ * few microseconds deep: they save little over the deeper states that the
+ * next selection can still reach when the tick wakes the CPU, so stopping
+ * the tick for one of them cannot pay off, while an early wakeup that does
+ * not come would leave the CPU in it until the next timer.  Without a
+ * deeper enabled state the tick has nothing better to lead to.
+ *
+ * Return: true if state 0 polls and state @i is a shallow halting state
+ * below the deepest enabled one.
+ */
+static bool teo_state_next_to_polling(struct cpuidle_driver *drv,
+				      struct teo_scan *scan, int i)
+{
+	return i > 0 && i < scan->deepest && teo_state_polls(drv, 0) &&
+	       drv->states[i].target_residency_ns < TEO_SHALLOW_RESIDENCY_NS;
 }
 
 /**
@@ -602,6 +722,7 @@ VISIBLE_IF_KUNIT int teo_select(struct cpuidle_driver *drv,
 	s64 latency_limit_ns = teo_latency_limit_ns(dev->cpu);
 	ktime_t delta_tick = TICK_NSEC / 2;
 	enum teo_select_reason reason;
+	bool by_intercepts = false;
 	struct teo_scan scan;
 	s64 expected_ns;
 	int idx;
@@ -640,6 +761,18 @@ VISIBLE_IF_KUNIT int teo_select(struct cpuidle_driver *drv,
 		goto tick_decision;
 	}
 
+	if (scan.constraint == scan.first) {
+		/*
+		 * The latency limit leaves one state (a PM QoS limit of 0, say):
+		 * no timer could change the choice, so the sleep length is not
+		 * worth its cost.  Stop the tick only if the state is deep enough.
+		 */
+		reason = TEO_SELECT_LATENCY_LIMIT;
+		idx = scan.first;
+		expected_ns = drv->states[idx].target_residency_ns;
+		goto tick_decision;
+	}
+
 	/*
 	 * The sleep length is fetched before anything else is decided.  No
 	 * state deeper than it can pay off, so the intercept statistics are
@@ -661,21 +794,30 @@ VISIBLE_IF_KUNIT int teo_select(struct cpuidle_driver *drv,
 
 	scan.candidate = idx;
 	teo_sum_below_candidate(cpu_data, &scan);
-	if (idx > 0 && teo_intercepts_dominate(cpu_data, &scan))
+	if (idx > 0 && teo_intercepts_dominate(cpu_data, &scan)) {
 		idx = teo_apply(idx, teo_walk_intercepts(drv, dev, cpu_data, &scan),
 				TEO_SELECT_INTERCEPTS, &reason);
+		by_intercepts = idx < scan.candidate;
+	}
 
 	if (!idx)
 		goto keep_tick_shallowest;
 
-	/* Mostly woken before the tick: plan for a short idle period. */
+	/*
+	 * Mostly woken before the tick by something else than a timer: plan
+	 * for a short idle period.  Intercepts beyond the tick period do not
+	 * count here; the tick would not have disturbed those idle periods.
+	 */
 	if (drv->states[idx].target_residency_ns < TICK_NSEC &&
-	    scan.intercepts_all > cpu_data->total / 2 + cpu_data->total / 8)
+	    cpu_data->short_intercepts > cpu_data->total / 2 + cpu_data->total / 8) {
 		expected_ns = TICK_NSEC / 2;
+		by_intercepts = true;
+	}
 
 tick_decision:
-	if ((!teo_state_polls(drv, idx) && expected_ns >= TICK_NSEC) ||
-	    teo_tick_stopped())
+	if ((!teo_state_polls(drv, idx) &&
+	     !teo_state_next_to_polling(drv, &scan, idx) &&
+	     expected_ns >= TICK_NSEC) || teo_tick_stopped())
 		goto out;
 
 	idx = teo_apply(idx, teo_keep_tick_and_fit(drv, dev, &scan, idx,
@@ -687,10 +829,12 @@ keep_tick_shallowest:
 	*stop_tick = false;
 	idx = 0;
 out:
+	cpu_data->timer_ns = teo_expected_timer_ns(cpu_data, delta_tick,
+						   by_intercepts && !*stop_tick);
 	trace_teo_select(dev->cpu, scan.deepest, scan.candidate, idx, reason,
 			 cpu_data->sleep_length_ns, delta_tick, *stop_tick,
 			 scan.intercepts_below, scan.hits_below,
-			 cpu_data->total, scan.intercepts_all);
+			 cpu_data->total, cpu_data->short_intercepts);
 	return idx;
 }
 EXPORT_SYMBOL_IF_KUNIT(teo_select);
@@ -712,15 +856,16 @@ VISIBLE_IF_KUNIT void teo_reflect(struct cpuidle_device *dev, int state)
 
 	/*
 	 * A safety net, not the workload, ended the idle period if polling
-	 * timed out or the tick fired: the CPU could have slept for the whole
-	 * sleep length.  That holds for a tick that came before a timer due
-	 * within the tick period too: the tick is no event of the workload,
-	 * and counting it as an intercept just before a periodic timer would
-	 * keep such a CPU out of the state that the timer allows.
+	 * timed out or the tick fired: the CPU is taken to have slept until
+	 * the timer it expected (see teo_expected_timer_ns()).  That holds
+	 * for a tick that came before a timer due within the tick period too:
+	 * the tick is no event of the workload, and counting it as an
+	 * intercept just before a periodic timer would keep such a CPU out of
+	 * the state that the timer allows.
 	 */
 	if (dev->poll_time_limit || woken_by_tick) {
 		dev->poll_time_limit = false;
-		cpu_data->span_ns = cpu_data->sleep_length_ns;
+		cpu_data->span_ns = cpu_data->timer_ns;
 		return;
 	}
 

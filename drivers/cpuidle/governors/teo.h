@@ -43,22 +43,29 @@ struct teo_bin {
 /**
  * struct teo_cpu - Per-CPU state of the governor.
  * @selected_at_ns: Local clock when the last idle state was selected.
- * @span_ns: Time from that selection to the wakeup, or the sleep length if a
- *	safety net woke the CPU; set by teo_reflect().
+ * @span_ns: Time from that selection to the wakeup, or @timer_ns if a safety
+ *	net woke the CPU; set by teo_reflect().
  * @sleep_length_ns: Time to the next timer event found by the last selection,
  *	KTIME_MAX if it was not queried.
+ * @timer_ns: Time to the timer the last selection expected to end the idle
+ *	period: the sleep length, or the tick where the intercepts chose a
+ *	state with the tick kept and the tick comes first.
  * @bins: Hits and intercepts of every idle state bin.
  * @total: Sum of all metrics, including @tick_hits, after the last update.
  * @tick_hits: Hits-only metric of an extra bin that starts at the tick period;
  *	kept when the deepest state's target residency is below it.
+ * @short_intercepts: Decaying count of the intercepts whose measured idle
+ *	duration was below the tick period; a part of @total, not an addition.
  */
 struct teo_cpu {
 	u64 selected_at_ns;
 	s64 span_ns;
 	s64 sleep_length_ns;
+	s64 timer_ns;
 	struct teo_bin bins[CPUIDLE_STATE_MAX];
 	unsigned int total;
 	unsigned int tick_hits;
+	unsigned int short_intercepts;
 };
 
 #if IS_ENABLED(CONFIG_KUNIT)

@@ -114,11 +114,11 @@ TRACE_EVENT(teo_select,
 		     enum teo_select_reason reason, s64 sleep_length_ns,
 		     s64 delta_tick_ns, bool stop_tick,
 		     unsigned int intercepts_below, unsigned int hits_below,
-		     unsigned int total, unsigned int intercepts_all),
+		     unsigned int total, unsigned int short_intercepts),
 
 	    TP_ARGS(cpu, deepest, candidate, state, reason, sleep_length_ns,
 		    delta_tick_ns, stop_tick, intercepts_below, hits_below,
-		    total, intercepts_all),
+		    total, short_intercepts),
 
 	    TP_STRUCT__entry(__field(u32, cpu)
 			     __field(s8, deepest)
@@ -131,7 +131,7 @@ TRACE_EVENT(teo_select,
 			     __field(u32, intercepts_below)
 			     __field(u32, hits_below)
 			     __field(u32, total)
-			     __field(u32, intercepts_all)),
+			     __field(u32, short_intercepts)),
 
 	    TP_fast_assign(__entry->cpu = cpu;
 			   __entry->deepest = deepest;
@@ -145,9 +145,9 @@ TRACE_EVENT(teo_select,
 			   __entry->intercepts_below = intercepts_below;
 			   __entry->hits_below = hits_below;
 			   __entry->total = total;
-			   __entry->intercepts_all = intercepts_all),
+			   __entry->short_intercepts = short_intercepts),
 
-	    TP_printk("cpu=%u deepest=%d candidate=%d state=%d reason=%s sleep_length=%lld%s delta_tick=%lld tick=%s intercepts_below=%u hits_below=%u total=%u intercepts_all=%u",
+	    TP_printk("cpu=%u deepest=%d candidate=%d state=%d reason=%s sleep_length=%lld%s delta_tick=%lld tick=%s intercepts_below=%u hits_below=%u total=%u short_intercepts=%u",
 		      __entry->cpu, __entry->deepest, __entry->candidate,
 		      __entry->state, show_teo_select_reason(__entry->reason),
 		      __entry->sleep_length_ns,
@@ -155,7 +155,7 @@ TRACE_EVENT(teo_select,
 		      __entry->delta_tick_ns,
 		      __entry->stop_tick ? "stop" : "keep",
 		      __entry->intercepts_below, __entry->hits_below,
-		      __entry->total, __entry->intercepts_all)
+		      __entry->total, __entry->short_intercepts)
 );
 
 /*
