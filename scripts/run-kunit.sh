@@ -62,11 +62,33 @@ if [ "$variant" = kunit-sanitizers ]; then
 	       --kconfig_add=CONFIG_UBSAN_DIV_ZERO=y)
 fi
 
+# Other worktrees share the private tree: one of them may have laid its
+# own files in between prepare-tree.sh and the lock.  Check under the lock.
+tree_is_ours() {
+	local path e
+	while IFS= read -r path; do
+		[ -f "$TEO_REPO/$path" ] || continue
+		cmp -s "$TEO_REPO/$path" "$src/$path" || return 1
+	done <<EOF
+$TEO_OVERLAY_PATHS
+EOF
+	# shellcheck disable=SC2013 # file names without white space
+	for e in $(grep -l '^+++ b/drivers/cpuidle/' "$TEO_REPO"/series/edits/*.patch); do
+		patch -s -f -R --dry-run -p1 -d "$src" -i "$e" >/dev/null 2>&1 || return 1
+	done
+}
+
 log=$slot/$variant.out
 qemu_dir=$(kunit_qemu_dir)
 rm -f "$build/test.log"
 : > "$log"
 build_lock
+until tree_is_ours; do
+	build_unlock
+	note "another worktree changed the private tree in $src: preparing it again"
+	slot=$("$TEO_REPO/scripts/prepare-tree.sh")
+	build_lock
+done
 # kunit.py is silent while it builds: say what runs and keep a heartbeat.
 if [ -f "$build/vmlinux" ]; then
 	expect="under a minute when little changed"
