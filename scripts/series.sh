@@ -1156,13 +1156,16 @@ configure_build() {
 	done
 }
 
-# The objects a revision of tree $1 must build: teo, and its KUnit test
-# once the series has added it.
+# The objects a revision of tree $1 must build: teo (which includes its
+# KUnit tests once the series has added them).
 step_objects() {
-	local tree=$1
 	printf '%s\n' "$GOV/teo.o"
-	[ ! -f "$tree/$GOV/tests/teo_kunit.c" ] ||
-		printf '%s\n' "$GOV/tests/teo_kunit.o"
+}
+
+# Does teo.o of build $2 hold KUnit suites where tree $1 has the tests?
+step_has_tests() {
+	[ ! -f "$1/$GOV/tests/teo_kunit.c" ] ||
+		objdump -h "$2/$GOV/teo.o" | grep -qw '\.kunit_test_suites'
 }
 
 # Build drivers/cpuidle/ with W=1 at every commit of the am'd tree.
@@ -1187,7 +1190,9 @@ check_every_patch_builds() {
 				[ -f "$build/$obj" ] ||
 					check_fail "$obj was not built at '$subject'"
 			done
-			note "builds (W=1, KUnit tests =m): $subject"
+			step_has_tests "$tree" "$build" ||
+				check_fail "teo.o has no KUnit suites at '$subject'"
+			note "builds (W=1, KUnit tests built in): $subject"
 		fi
 	done
 	git -C "$tree" checkout -q teo-checked
