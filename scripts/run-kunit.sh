@@ -18,13 +18,16 @@ enabled (trace_event=cpuidle_teo:*), so the suites also run the events'
 code.
 
 Fails when kunit.py reports a failure, a crash or no tests at all, or when
-the kernel log holds a BUG, WARNING, Oops or sanitizer report.
+the kernel log holds a BUG, WARNING, Oops or sanitizer report.  kunit.py
+writes the result of every case (its --json form) to TEO_KUNIT_JSON,
+default <cache folder>/VARIANT.json; scripts/kunit-mutants.sh reads it.
 
 Options:
   --sanitizers   build with KASAN and UBSAN (own build folder)
   --help         show this text
 
-Environment: KERNEL_SRC, TEO_CACHE (see scripts/prepare-tree.sh)
+Environment: KERNEL_SRC, TEO_CACHE (see scripts/prepare-tree.sh),
+TEO_KUNIT_JSON
 EOF
 }
 
@@ -42,6 +45,7 @@ need_cmd python3 qemu-system-x86_64 gcc make flex bison bc
 slot=$("$TEO_REPO/scripts/prepare-tree.sh")
 src=$slot/src
 build=$slot/build-$variant
+json=${TEO_KUNIT_JSON:-$slot/$variant.json}
 need_space "$slot" 4096
 
 # Tracing on, with teo's events enabled from boot: teo.c is then built (and
@@ -51,7 +55,7 @@ args=(run --arch=x86_64 --build_dir="$build"
       --kunitconfig="$src/drivers/cpuidle/governors/.kunitconfig"
       --kconfig_add=CONFIG_FTRACE=y --kconfig_add=CONFIG_ENABLE_DEFAULT_TRACERS=y
       --kernel_args=trace_event=cpuidle_teo:*
-      --jobs="$(nproc)" --timeout=600)
+      --jobs="$(nproc)" --timeout=600 --json="$json")
 if command -v ccache >/dev/null 2>&1; then
 	args+=(--make_options="CC=ccache gcc")
 fi
@@ -62,11 +66,33 @@ if [ "$variant" = kunit-sanitizers ]; then
 	       --kconfig_add=CONFIG_UBSAN_DIV_ZERO=y)
 fi
 
+# Other worktrees share the private tree: one of them may have laid its
+# own files in between prepare-tree.sh and the lock.  Check under the lock.
+tree_is_ours() {
+	local path e
+	while IFS= read -r path; do
+		[ -f "$TEO_REPO/$path" ] || continue
+		cmp -s "$TEO_REPO/$path" "$src/$path" || return 1
+	done <<EOF
+$TEO_OVERLAY_PATHS
+EOF
+	# shellcheck disable=SC2013 # file names without white space
+	for e in $(grep -l '^+++ b/drivers/cpuidle/' "$TEO_REPO"/series/edits/*.patch); do
+		patch -s -f -R --dry-run -p1 -d "$src" -i "$e" >/dev/null 2>&1 || return 1
+	done
+}
+
 log=$slot/$variant.out
 qemu_dir=$(kunit_qemu_dir)
-rm -f "$build/test.log"
+rm -f "$build/test.log" "$json"
 : > "$log"
 build_lock
+until tree_is_ours; do
+	build_unlock
+	note "another worktree changed the private tree in $src: preparing it again"
+	slot=$("$TEO_REPO/scripts/prepare-tree.sh")
+	build_lock
+done
 # kunit.py is silent while it builds: say what runs and keep a heartbeat.
 if [ -f "$build/vmlinux" ]; then
 	expect="under a minute when little changed"

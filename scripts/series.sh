@@ -54,20 +54,17 @@ check   Check the series in DIR, or a fresh export when DIR is not given:
           - the Diff chain rebuilds the overlay byte for byte;
           - 'git am' applies it to a fresh copy of the base tree;
           - every patch builds (W=1, no warnings) with teo and its KUnit
-            tests as a module;
+            tests built in;
           - checkpatch.pl --strict: no errors, warnings or checks (the only
             one answered instead of fixed: a new file covered by MAINTAINERS);
           - every new file is in the CPU IDLE entry of MAINTAINERS, and the
             cover letter carries every address get_maintainer.pl prints;
           - kernel-doc -Wall, teo.rst as reStructuredText and in
             'make htmldocs', the kselftest build;
-          - MODULE_IMPORT_NS() in the form of the base's own module.h;
           - CONFIG_KUNIT=n: teo.o has the same code and section sizes as
             teo.c with its test hooks stripped;
-          - the KUnit suites pass built in (kunit.py) and, unless
-            TEO_SERIES_VM=0, as a module loaded in the test VM while teo
-            governs every CPU (the VM kernel needs CONFIG_KUNIT=y, see
-            tools/cpuidle-emu/vm.config);
+          - the KUnit suites pass (kunit.py); one of their cases shows
+            that they never write the statistics of the CPU they run on;
           - after a fresh export: branch $B4_BRANCH is a 'b4 prep' branch
             whose patches equal the exported ones.
 
@@ -97,7 +94,7 @@ conditions on the base's VERSION.PATCHLEVEL, e.g. "6.12", ">=7.1",
 ">=6.13,<7.0".
 
 Environment: KERNEL_SRC, TEO_CACHE (see scripts/prepare-tree.sh),
-TEO_SERIES_DIR (another series folder), TEO_SERIES_VM=0 (no VM step)
+TEO_SERIES_DIR (another series folder)
 EOF
 }
 
@@ -1117,8 +1114,8 @@ cmd_export() {
 
 # ------------------------------------------------------------------ check
 
-# Minimal configuration for building drivers/cpuidle at every patch: the
-# KUnit tests as a module, so that their module build is checked too.
+# Minimal configuration for building drivers/cpuidle at every patch, with
+# the KUnit tests (teo.c includes them) built in.
 STEP_CONFIG="CONFIG_64BIT=y
 CONFIG_SMP=y
 CONFIG_MODULES=y
@@ -1127,7 +1124,7 @@ CONFIG_CPU_IDLE=y
 CONFIG_CPU_IDLE_GOV_MENU=y
 CONFIG_CPU_IDLE_GOV_TEO=y
 CONFIG_KUNIT=y
-CONFIG_CPU_IDLE_GOV_TEO_KUNIT_TEST=m"
+CONFIG_CPU_IDLE_GOV_TEO_KUNIT_TEST=y"
 
 # The production configuration for the object comparison: no KUnit.
 PLAIN_CONFIG="CONFIG_64BIT=y
@@ -1159,13 +1156,16 @@ configure_build() {
 	done
 }
 
-# The objects a revision of tree $1 must build: teo, and its KUnit test
-# once the series has added it.
+# The objects a revision of tree $1 must build: teo (which includes its
+# KUnit tests once the series has added them).
 step_objects() {
-	local tree=$1
 	printf '%s\n' "$GOV/teo.o"
-	[ ! -f "$tree/$GOV/tests/teo_kunit.c" ] ||
-		printf '%s\n' "$GOV/tests/teo_kunit.o"
+}
+
+# Does teo.o of build $2 hold KUnit suites where tree $1 has the tests?
+step_has_tests() {
+	[ ! -f "$1/$GOV/tests/teo_kunit.c" ] ||
+		objdump -h "$2/$GOV/teo.o" | grep -qw '\.kunit_test_suites'
 }
 
 # Build drivers/cpuidle/ with W=1 at every commit of the am'd tree.
@@ -1190,7 +1190,9 @@ check_every_patch_builds() {
 				[ -f "$build/$obj" ] ||
 					check_fail "$obj was not built at '$subject'"
 			done
-			note "builds (W=1, KUnit tests =m): $subject"
+			step_has_tests "$tree" "$build" ||
+				check_fail "teo.o has no KUnit suites at '$subject'"
+			note "builds (W=1, KUnit tests built in): $subject"
 		fi
 	done
 	git -C "$tree" checkout -q teo-checked
@@ -1329,32 +1331,12 @@ check_htmldocs() {
 	fi
 }
 
-# MODULE_IMPORT_NS() takes a bare identifier up to 6.12 and a string from
-# 6.13 on: the test must use the form its tree's module.h defines.
-check_namespace_form() {
-	local tree=$1 f=$1/$GOV/tests/teo_kunit.c want have
-	[ -f "$f" ] || return 0
-	if grep -qE '^#define MODULE_IMPORT_NS\(ns\)[[:space:]]+MODULE_INFO\(import_ns, __stringify\(ns\)\)' \
-			"$tree/include/linux/module.h"; then
-		want='MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);'
-	else
-		want='MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");'
-	fi
-	have=$(grep -E 'MODULE_IMPORT_NS|import_ns' "$f" || true)
-	if [ "$have" = "$want" ]; then
-		note "teo_kunit.c imports the KUnit namespace as this tree's module.h expects: $want"
-	else
-		check_fail "teo_kunit.c has '$have', this tree's module.h wants '$want'"
-	fi
-}
-
-# Print teo.c on stdin without its test hooks: the KUnit includes, the
-# static stub redirections and exports, and VISIBLE_IF_KUNIT made static.
+# Print teo.c on stdin without its test hooks: the blocks under the test's
+# Kconfig symbol (the static stub macro, the inclusion of the tests) and the
+# redirections of the input wrappers.
 strip_test_hooks() {
-	sed -e '/^#include <kunit\//d' \
-		-e '/^[[:space:]]*KUNIT_STATIC_STUB_REDIRECT(.*);$/d' \
-		-e '/^EXPORT_SYMBOL_IF_KUNIT(.*);$/d' \
-		-e 's/^VISIBLE_IF_KUNIT /static /'
+	sed -e '/^#ifdef CONFIG_CPU_IDLE_GOV_TEO_KUNIT_TEST$/,/^#endif$/d' \
+		-e '/^[[:space:]]*TEO_TEST_REDIRECT(.*);$/d'
 }
 
 # Disassembly and section sizes of object $1 (text, data, rodata, bss).
@@ -1409,108 +1391,6 @@ check_kunit_in_tree() {
 		tail -n 30 "$log" >&2
 		check_fail "KUnit in the patched tree (log: $log)"
 	fi
-}
-
-# The guest side of check_kunit_module: load the module given as $1 while
-# teo governs every CPU and print the results.
-# shellcheck disable=SC2016 # runs in the guest
-KUNIT_GUEST_SCRIPT='
-set -u
-cpus=/sys/devices/system/cpu
-usage() { for c in $cpus/cpu[0-9]*/cpuidle; do
-	n=0; for s in $c/state*/usage; do n=$((n + $(cat $s))); done
-	printf "%s " "$n"; done; }
-echo "governor: $(cat $cpus/cpuidle/current_governor)"
-[ -d /sys/kernel/debug/kunit ] || mount -t debugfs none /sys/kernel/debug
-echo "idle entries per CPU before: $(usage)"
-# kmod, or the busybox the VM needs anyway.
-mod() { if command -v "$1" >/dev/null; then "$@"; else busybox "$@"; fi; }
-mod insmod "$1" || { echo "insmod failed"; exit 1; }
-sleep 1
-echo "idle entries per CPU after: $(usage)"
-echo "governor after: $(cat $cpus/cpuidle/current_governor)"
-for r in /sys/kernel/debug/kunit/cpuidle_teo_*/results; do
-	echo "=== $r"; cat "$r"
-done
-mod rmmod teo_kunit || echo "rmmod failed"
-dmesg > "$2/guest-dmesg.txt"
-'
-
-# Build the KUnit tests of tree $1 as a module against the VM kernel and
-# load it in the VM while teo governs every CPU.  The module is built
-# outside the kernel tree (M=) from the series' own teo_kunit.c and teo.h,
-# so each base's namespace form is the one that is loaded; the kernel's
-# teo.c must be the series' one.
-check_kunit_module() {
-	local tree=$1 work=$2 slot vmb mod run status=0 total failed
-	if [ "${TEO_SERIES_VM:-1}" = 0 ]; then
-		note "SKIP the KUnit module in the VM: TEO_SERIES_VM=0"
-		return 0
-	fi
-	slot=$("$TEO_REPO/scripts/prepare-tree.sh")
-	"$TEO_REPO/scripts/vm.sh" --build-only >&2 ||
-		{ check_fail "the VM kernel does not build"; return 0; }
-	vmb=$slot/build-vm
-	if ! grep -qx 'CONFIG_KUNIT=y' "$vmb/.config"; then
-		check_fail "the VM kernel has no CONFIG_KUNIT=y (tools/cpuidle-emu/vm.config)"
-		return 0
-	fi
-	if ! cmp -s "$slot/src/$GOV/teo.c" "$tree/$GOV/teo.c" ||
-	   ! cmp -s "$slot/src/$GOV/teo.h" "$tree/$GOV/teo.h"; then
-		check_fail "the VM kernel's teo.c/teo.h are not the series' ones"
-		return 0
-	fi
-	mod=$work/kunit-module
-	rm -rf "$mod"
-	mkdir -p "$mod/tests"
-	cp "$tree/$GOV/teo.h" "$mod/"
-	cp "$tree/$GOV/tests/teo_kunit.c" "$mod/tests/"
-	printf 'obj-m += teo_kunit.o\n' > "$mod/tests/Kbuild"
-	if ! with_build_lock make -s -C "$vmb" M="$mod/tests" ARCH=x86_64 \
-			CC="ccache gcc" W=1 modules > "$mod.log" 2>&1 ||
-	   grep -E 'warning|error' "$mod.log" >&2; then
-		cat "$mod.log" >&2
-		check_fail "the KUnit tests do not build as a module against the VM kernel"
-		return 0
-	fi
-	run=$work/kunit-module-run
-	rm -rf "$run"
-	mkdir -p "$run"
-	"$TEO_REPO/scripts/vm.sh" --out "$run" -- bash -c "$KUNIT_GUEST_SCRIPT" \
-		guest "$mod/tests/teo_kunit.ko" "$run" > "$run/out.txt" 2>&1 || status=$?
-	if [ "$status" != 0 ]; then
-		tail -n 20 "$run/out.txt" >&2
-		check_fail "the KUnit module run in the VM failed (exit $status; $run)"
-		return 0
-	fi
-	total=$(grep -cE '^[[:space:]]+ok [0-9]+ ' "$run/out.txt" || true)
-	failed=$(grep -cE '^[[:space:]]*not ok ' "$run/out.txt" || true)
-	grep -E '^(governor|idle entries)' "$run/out.txt" | sed 's/^/  /' >&2
-	if [ "$total" = 0 ] || [ "$failed" != 0 ]; then
-		grep -E 'not ok|FAIL' "$run/out.txt" | head -n 20 >&2
-		check_fail "KUnit module in the VM: $total passed, $failed failed ($run/out.txt)"
-	elif ! grep -qx 'governor: teo' "$run/out.txt" ||
-	     ! grep -qx 'governor after: teo' "$run/out.txt"; then
-		check_fail "KUnit module in the VM: teo was not the governor throughout"
-	elif grep -E 'BUG:|WARNING:|Oops|general protection|KASAN|UBSAN' "$run/guest-dmesg.txt" >&2; then
-		check_fail "KUnit module in the VM: kernel log reports"
-	elif ! idle_moved "$run/out.txt"; then
-		check_fail "KUnit module in the VM: a CPU did not go idle while the tests ran"
-	else
-		note "KUnit as a module in the VM, teo governing every CPU: $total results (cases and parameters) ok, none failed, idle went on on every CPU, kernel log clean"
-	fi
-}
-
-# Did every CPU's idle entry count grow across the module load?
-idle_moved() {
-	local before after
-	before=$(sed -n 's/^idle entries per CPU before: //p' "$1")
-	after=$(sed -n 's/^idle entries per CPU after: //p' "$1")
-	python3 - "$before" "$after" <<'PY'
-import sys
-b, a = [list(map(int, s.split())) for s in sys.argv[1:3]]
-sys.exit(0 if b and len(a) == len(b) and all(y > x for x, y in zip(b, a)) else 1)
-PY
 }
 
 # After a fresh export: the b4 branch's patches are the exported ones.
@@ -1594,7 +1474,6 @@ cmd_check() {
 	check_checkpatch "$tree" "$dir"
 	check_maintained "$tree" "$dir"
 	check_kernel_doc "$tree"
-	check_namespace_form "$tree"
 	check_docs "$tree"
 	check_htmldocs "$tree" "$work/htmldocs"
 	check_selftests_build "$tree" "$work/selftests"
@@ -1602,7 +1481,6 @@ cmd_check() {
 	check_every_patch_builds "$tree" "$work/build-step"
 	check_kunit_off_object "$tree" "$work/build-nokunit"
 	check_kunit_in_tree "$tree" "$work/build-kunit"
-	check_kunit_module "$tree" "$work"
 	[ $check_failed = 0 ] || die "series checks on Linux $BASE_NAME failed"
 	note "series checks on Linux $BASE_NAME passed"
 }

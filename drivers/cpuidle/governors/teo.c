@@ -91,8 +91,6 @@
 #include <linux/sched/clock.h>
 #include <linux/string.h>
 #include <linux/tick.h>
-#include <kunit/static_stub.h>
-#include <kunit/visibility.h>
 
 #include "gov.h"
 #include "teo.h"
@@ -102,27 +100,29 @@
 
 static DEFINE_PER_CPU(struct teo_cpu, teo_cpus);
 
+/*
+ * The KUnit tests at the end of this file replace the governor's inputs from
+ * the tick and clock code, and the lookup of its per-CPU data, with values of
+ * their own.  Without them the redirections below compile to nothing.
+ */
+#ifdef CONFIG_CPU_IDLE_GOV_TEO_KUNIT_TEST
+#include <kunit/static_stub.h>
+#define TEO_TEST_REDIRECT(...) KUNIT_STATIC_STUB_REDIRECT(__VA_ARGS__)
+#else
+#define TEO_TEST_REDIRECT(...) do { } while (0)
+#endif
+
 /**
  * teo_cpu_data - Get the governor's data for a CPU.
  * @dev: Target CPU.
  *
- * Under KUnit a test redirects this to data of its own, so that it never
- * writes the statistics of a CPU the running governor is using.
- *
  * Return: the per-CPU governor state of @dev.
  */
-VISIBLE_IF_KUNIT struct teo_cpu *teo_cpu_data(struct cpuidle_device *dev)
+static struct teo_cpu *teo_cpu_data(struct cpuidle_device *dev)
 {
-	KUNIT_STATIC_STUB_REDIRECT(teo_cpu_data, dev);
+	TEO_TEST_REDIRECT(teo_cpu_data, dev);
 	return per_cpu_ptr(&teo_cpus, dev->cpu);
 }
-EXPORT_SYMBOL_IF_KUNIT(teo_cpu_data);
-
-/*
- * The wrappers below are the governor's only inputs from the tick and clock
- * code.  A production build folds them into direct calls; under KUnit a test
- * can redirect them to feed chosen values.
- */
 
 /**
  * teo_sleep_length - Get the time to the next timer event.
@@ -130,24 +130,22 @@ EXPORT_SYMBOL_IF_KUNIT(teo_cpu_data);
  *
  * Return: the time until the next timer if the tick were stopped, in ns.
  */
-VISIBLE_IF_KUNIT ktime_t teo_sleep_length(ktime_t *delta_tick)
+static ktime_t teo_sleep_length(ktime_t *delta_tick)
 {
-	KUNIT_STATIC_STUB_REDIRECT(teo_sleep_length, delta_tick);
+	TEO_TEST_REDIRECT(teo_sleep_length, delta_tick);
 	return tick_nohz_get_sleep_length(delta_tick);
 }
-EXPORT_SYMBOL_IF_KUNIT(teo_sleep_length);
 
 /**
  * teo_tick_stopped - Check whether the tick is stopped on this CPU.
  *
  * Return: true if the tick has already been stopped.
  */
-VISIBLE_IF_KUNIT bool teo_tick_stopped(void)
+static bool teo_tick_stopped(void)
 {
-	KUNIT_STATIC_STUB_REDIRECT(teo_tick_stopped);
+	TEO_TEST_REDIRECT(teo_tick_stopped);
 	return tick_nohz_tick_stopped();
 }
-EXPORT_SYMBOL_IF_KUNIT(teo_tick_stopped);
 
 /**
  * teo_tick_woke_cpu - Check whether the tick ended the last idle period.
@@ -156,12 +154,11 @@ EXPORT_SYMBOL_IF_KUNIT(teo_tick_stopped);
  *
  * Return: true if the tick woke this CPU up.
  */
-VISIBLE_IF_KUNIT bool teo_tick_woke_cpu(void)
+static bool teo_tick_woke_cpu(void)
 {
-	KUNIT_STATIC_STUB_REDIRECT(teo_tick_woke_cpu);
+	TEO_TEST_REDIRECT(teo_tick_woke_cpu);
 	return tick_nohz_idle_got_tick();
 }
-EXPORT_SYMBOL_IF_KUNIT(teo_tick_woke_cpu);
 
 /**
  * teo_latency_limit_ns - Get the exit latency limit for a CPU.
@@ -169,24 +166,22 @@ EXPORT_SYMBOL_IF_KUNIT(teo_tick_woke_cpu);
  *
  * Return: the largest exit latency allowed by PM QoS, in ns.
  */
-VISIBLE_IF_KUNIT s64 teo_latency_limit_ns(unsigned int cpu)
+static s64 teo_latency_limit_ns(unsigned int cpu)
 {
-	KUNIT_STATIC_STUB_REDIRECT(teo_latency_limit_ns, cpu);
+	TEO_TEST_REDIRECT(teo_latency_limit_ns, cpu);
 	return cpuidle_governor_latency_req(cpu);
 }
-EXPORT_SYMBOL_IF_KUNIT(teo_latency_limit_ns);
 
 /**
  * teo_clock_ns - Read the local clock.
  *
  * Return: the local clock of this CPU, in ns.
  */
-VISIBLE_IF_KUNIT u64 teo_clock_ns(void)
+static u64 teo_clock_ns(void)
 {
-	KUNIT_STATIC_STUB_REDIRECT(teo_clock_ns);
+	TEO_TEST_REDIRECT(teo_clock_ns);
 	return local_clock();
 }
-EXPORT_SYMBOL_IF_KUNIT(teo_clock_ns);
 
 /**
  * teo_decay - Let a metric lose one 2^DECAY_SHIFT-th of its value.
@@ -306,8 +301,7 @@ static int teo_intercept_bin(struct cpuidle_driver *drv, int timer_bin,
  * timer if it ended the idle period, an intercept to the bin of the measured
  * idle duration otherwise, the timer's own bin included.
  */
-VISIBLE_IF_KUNIT void teo_update(struct cpuidle_driver *drv,
-				 struct cpuidle_device *dev)
+static void teo_update(struct cpuidle_driver *drv, struct cpuidle_device *dev)
 {
 	struct teo_cpu *cpu_data = teo_cpu_data(dev);
 	s64 timer_ns = cpu_data->timer_ns;
@@ -371,7 +365,6 @@ out:
 			 idle_ns, cpu_data->sleep_length_ns, kind,
 			 kind == TEO_UPDATE_INTERCEPT ? idle_bin : timer_bin);
 }
-EXPORT_SYMBOL_IF_KUNIT(teo_update);
 
 /**
  * teo_expected_timer_ns - Find the timer that should end the idle period.
@@ -715,8 +708,8 @@ static int teo_apply(int idx, int new_idx, enum teo_select_reason rule,
  *
  * Return: the index of the idle state to enter.
  */
-VISIBLE_IF_KUNIT int teo_select(struct cpuidle_driver *drv,
-				struct cpuidle_device *dev, bool *stop_tick)
+static int teo_select(struct cpuidle_driver *drv, struct cpuidle_device *dev,
+		      bool *stop_tick)
 {
 	struct teo_cpu *cpu_data = teo_cpu_data(dev);
 	s64 latency_limit_ns = teo_latency_limit_ns(dev->cpu);
@@ -837,7 +830,6 @@ out:
 			 cpu_data->total, cpu_data->short_intercepts);
 	return idx;
 }
-EXPORT_SYMBOL_IF_KUNIT(teo_select);
 
 /**
  * teo_reflect - Note which idle state a CPU entered.
@@ -846,7 +838,7 @@ EXPORT_SYMBOL_IF_KUNIT(teo_select);
  *
  * Called by the core after the CPU wakes up, before the next selection.
  */
-VISIBLE_IF_KUNIT void teo_reflect(struct cpuidle_device *dev, int state)
+static void teo_reflect(struct cpuidle_device *dev, int state)
 {
 	struct teo_cpu *cpu_data = teo_cpu_data(dev);
 	/* Read (and so clear) the tick's flag on every wakeup. */
@@ -871,7 +863,6 @@ VISIBLE_IF_KUNIT void teo_reflect(struct cpuidle_device *dev, int state)
 
 	cpu_data->span_ns = teo_clock_ns() - cpu_data->selected_at_ns;
 }
-EXPORT_SYMBOL_IF_KUNIT(teo_reflect);
 
 /**
  * teo_enable_device - Reset the governor's data for a CPU.
@@ -880,13 +871,12 @@ EXPORT_SYMBOL_IF_KUNIT(teo_reflect);
  *
  * Return: 0, enabling cannot fail.
  */
-VISIBLE_IF_KUNIT int teo_enable_device(struct cpuidle_driver *drv,
-				       struct cpuidle_device *dev)
+static int teo_enable_device(struct cpuidle_driver *drv,
+			     struct cpuidle_device *dev)
 {
 	memset(teo_cpu_data(dev), 0, sizeof(struct teo_cpu));
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(teo_enable_device);
 
 static struct cpuidle_governor teo_governor = {
 	.name =		"teo",
@@ -907,3 +897,7 @@ static int __init teo_governor_init(void)
 }
 
 postcore_initcall(teo_governor_init);
+
+#ifdef CONFIG_CPU_IDLE_GOV_TEO_KUNIT_TEST
+#include "tests/teo_kunit.c"
+#endif

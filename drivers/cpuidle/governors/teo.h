@@ -2,9 +2,8 @@
 /*
  * Internal interface of the timer events oriented (teo) cpuidle governor.
  *
- * Only teo.c and its KUnit test include this header.  The test needs the
- * per-CPU bookkeeping layout to check the metrics the governor keeps, and the
- * prototypes of the functions that CONFIG_KUNIT makes visible.
+ * Only teo.c includes this header: the per-CPU bookkeeping layout and the
+ * constants that shape the metrics.
  */
 
 #ifndef __CPUIDLE_GOVERNOR_TEO_H
@@ -67,19 +66,5 @@ struct teo_cpu {
 	unsigned int tick_hits;
 	unsigned int short_intercepts;
 };
-
-#if IS_ENABLED(CONFIG_KUNIT)
-struct teo_cpu *teo_cpu_data(struct cpuidle_device *dev);
-ktime_t teo_sleep_length(ktime_t *delta_tick);
-bool teo_tick_stopped(void);
-bool teo_tick_woke_cpu(void);
-s64 teo_latency_limit_ns(unsigned int cpu);
-u64 teo_clock_ns(void);
-void teo_update(struct cpuidle_driver *drv, struct cpuidle_device *dev);
-int teo_select(struct cpuidle_driver *drv, struct cpuidle_device *dev,
-	       bool *stop_tick);
-void teo_reflect(struct cpuidle_device *dev, int state);
-int teo_enable_device(struct cpuidle_driver *drv, struct cpuidle_device *dev);
-#endif
 
 #endif /* __CPUIDLE_GOVERNOR_TEO_H */
