@@ -11,11 +11,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../kselftest.h"
 #include "cpuidle_util.h"
+
+/*
+ * The inode numbers of the initial user and PID namespaces, which the
+ * kernel fixes (USER_NS_INIT_INO and PID_NS_INIT_INO in the UAPI header
+ * <linux/nsfs.h> of newer kernels).
+ */
+#define INIT_USER_NS_INO	0xEFFFFFFDU
+#define INIT_PID_NS_INO		0xEFFFFFFCU
 
 int nr_cpus;
 int cpus[MAX_CPUS];
@@ -32,17 +41,18 @@ static signed char saved_disable[MAX_CPUS][MAX_STATES];
 static char (*disable_paths)[MAX_STATES][PATH_LEN];
 static bool saved;
 
-static int read_file(const char *path, char *buf, int len)
+int read_file(const char *path, char *buf, int len)
 {
-	int fd, n;
+	int fd, n, err;
 
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
-		return -1;
+		return -errno;
 	n = read(fd, buf, len - 1);
+	err = errno;
 	close(fd);
 	if (n < 0)
-		return -1;
+		return -err;
 	buf[n] = '\0';
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
@@ -50,19 +60,22 @@ static int read_file(const char *path, char *buf, int len)
 }
 
 /* Only open/write/close: also used from the signal handler. */
-static int write_file(const char *path, const char *val)
+int write_file(const char *path, const char *val)
 {
-	int fd, n, len = 0;
+	int fd, n, err, len = 0;
 
 	while (val[len])
 		len++;
 
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
-		return -1;
+		return -errno;
 	n = write(fd, val, len);
+	err = errno;
 	close(fd);
-	return n == len ? 0 : -1;
+	if (n < 0)
+		return -err;
+	return n == len ? 0 : -EIO;
 }
 
 static int read_ull(const char *path, unsigned long long *val)
@@ -117,11 +130,13 @@ int set_state_disabled_cpu(int cpu, int state, bool disable)
 
 int set_state_disabled(int state, bool disable)
 {
-	int i, ret = 0;
+	int i, err, ret = 0;
 
-	for (i = 0; i < nr_cpus; i++)
-		if (set_state_disabled_cpu(cpus[i], state, disable))
-			ret = -1;
+	for (i = 0; i < nr_cpus; i++) {
+		err = set_state_disabled_cpu(cpus[i], state, disable);
+		if (err && !ret)
+			ret = err;
+	}
 	reload_states();
 	return ret;
 }
@@ -248,30 +263,54 @@ int governors_to_test(char names[][NAME_LEN], int max)
 	return kept;
 }
 
-void cpuidle_setup(const char *gov)
+/*
+ * Why this process runs in a container, or NULL.  cpuidle's settings are
+ * the whole machine's: a test in a container must not change them for
+ * the host and its other tenants.  The namespaces' inode numbers come
+ * from the kernel, so a root file system copied from a container image
+ * does not fool the test as a marker file such as /.dockerenv would.
+ */
+static const char *container_reason(void)
 {
-	char buf[256];
+	struct stat st;
+
+	if (!stat("/proc/self/ns/user", &st) && st.st_ino != INIT_USER_NS_INO)
+		return "a user namespace other than the initial one";
+	if (!stat("/proc/self/ns/pid", &st) && st.st_ino != INIT_PID_NS_INO)
+		return "a PID namespace other than the initial one";
+	return NULL;
+}
+
+bool write_refused(int err)
+{
+	return err == -EROFS || err == -EACCES || err == -EPERM;
+}
+
+/*
+ * Write the value of @path back to it, which changes nothing, to learn
+ * whether the tests may write there: skip when the system refuses it (a
+ * read-only sysfs, a security policy), fail on any other error.
+ */
+static void skip_unless_writable(const char *path)
+{
+	char buf[NAME_LEN];
+	int err;
+
+	err = read_file(path, buf, sizeof(buf));
+	if (err <= 0)
+		ksft_exit_fail_msg("cannot read %s: %s\n", path,
+				   err ? strerror(-err) : "empty");
+	err = write_file(path, buf);
+	if (write_refused(err))
+		ksft_exit_skip("cannot write %s: %s\n", path, strerror(-err));
+	if (err)
+		ksft_exit_fail_msg("cannot write %s: %s\n", path, strerror(-err));
+}
+
+static void save_settings(void)
+{
 	unsigned long long val;
-	int i, s, n;
-
-	if (geteuid())
-		ksft_exit_skip("must be run as root\n");
-	n = read_file(CPUIDLE_DIR "/current_driver", buf, sizeof(buf));
-	if (n <= 0)
-		ksft_exit_skip("no cpuidle driver (%s/current_driver is %s)\n",
-			       CPUIDLE_DIR, n < 0 ? "missing" : "empty");
-	if (!strcmp(buf, "none"))
-		ksft_exit_skip("no cpuidle driver (current_driver is none)\n");
-	find_cpus();
-	if (!nr_cpus)
-		ksft_exit_skip("no CPU with cpuidle states to run on\n");
-	find_states();
-	if (nr_states < 1)
-		ksft_exit_skip("no idle states on CPU %d\n", cpus[0]);
-
-	if (gov && !governor_available(gov))
-		ksft_exit_skip("governor %s is not available (not built in?)\n",
-			       gov);
+	int i, s;
 
 	if (read_governor(saved_gov, sizeof(saved_gov)))
 		saved_gov[0] = '\0';
@@ -289,10 +328,48 @@ void cpuidle_setup(const char *gov)
 	saved = true;
 	atexit(cpuidle_restore);
 	install_restore_handler();
+}
 
-	if (gov && write_governor(gov))
-		ksft_exit_fail_msg("cannot switch to governor %s: %s\n", gov,
-				   strerror(errno));
+void cpuidle_setup(const char *gov)
+{
+	char buf[256], path[PATH_LEN];
+	const char *why;
+	int err, s, n;
+
+	if (geteuid())
+		ksft_exit_skip("must be run as root\n");
+	why = container_reason();
+	if (why)
+		ksft_exit_skip("in a container (%s): %s\n", why,
+			       "cpuidle settings are the whole machine's");
+	n = read_file(CPUIDLE_DIR "/current_driver", buf, sizeof(buf));
+	if (n <= 0)
+		ksft_exit_skip("no cpuidle driver (%s/current_driver is %s)\n",
+			       CPUIDLE_DIR, n < 0 ? "missing" : "empty");
+	if (!strcmp(buf, "none"))
+		ksft_exit_skip("no cpuidle driver (current_driver is none)\n");
+	find_cpus();
+	if (!nr_cpus)
+		ksft_exit_skip("no CPU with cpuidle states to run on\n");
+	find_states();
+	if (nr_states < 1)
+		ksft_exit_skip("no idle states on CPU %d\n", cpus[0]);
+
+	if (gov && !governor_available(gov))
+		ksft_exit_skip("governor %s is not available (not built in?)\n",
+			       gov);
+
+	skip_unless_writable(CPUIDLE_DIR "/current_governor");
+	state_path(path, sizeof(path), cpus[0], 0, "disable");
+	skip_unless_writable(path);
+
+	save_settings();
+	if (gov) {
+		err = write_governor(gov);
+		if (err)
+			ksft_exit_fail_msg("cannot switch to governor %s: %s\n",
+					   gov, strerror(-err));
+	}
 	ksft_print_msg("driver %s, governor %s, %d CPUs, %d states:\n", buf,
 		       gov ? gov : saved_gov, nr_cpus, nr_states);
 	for (s = 0; s < nr_states; s++)

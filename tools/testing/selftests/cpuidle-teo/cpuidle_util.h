@@ -42,17 +42,28 @@ extern int nr_states;
 extern struct idle_state states[MAX_STATES];
 
 /*
- * Skip the whole test (exit code 4, with a reason) unless running as root
- * on a kernel with a cpuidle driver and the governor @gov (NULL: any);
- * otherwise record the governor and every state's "disable" value so that
- * they are put back at exit or on SIGINT, SIGTERM and SIGHUP, switch to
- * @gov and fill in the globals above.
+ * Skip the whole test (exit code 4, with a reason) unless running as root,
+ * outside a container, on a kernel with a cpuidle driver and the governor
+ * @gov (NULL: any), with cpuidle's sysfs files writable; otherwise record
+ * the governor and every state's "disable" value so that they are put
+ * back at exit or on SIGINT, SIGTERM and SIGHUP, switch to @gov and fill
+ * in the globals above.
  */
 void cpuidle_setup(const char *gov);
 /* Put back the governor and the "disable" values, as at exit. */
 void cpuidle_restore(void);
 
+/* Read or write a sysfs file; 0 (or the length read) or -errno. */
+int read_file(const char *path, char *buf, int len);
+int write_file(const char *path, const char *val);
+/*
+ * Whether -errno @err says that the system refuses the write (a read-only
+ * file system, a security policy), which makes a test skip, not fail.
+ */
+bool write_refused(int err);
+
 int read_governor(char *buf, int len);
+/* 0 or -errno. */
 int write_governor(const char *gov);
 int list_governors(char names[][NAME_LEN], int max);
 bool governor_available(const char *gov);
@@ -62,7 +73,7 @@ bool governor_available(const char *gov);
  */
 int governors_to_test(char names[][NAME_LEN], int max);
 
-/* Set "disable" of @state on every CPU in cpus[]; 0 or -1. */
+/* Set "disable" of @state on every CPU in cpus[]; 0 or the first -errno. */
 int set_state_disabled(int state, bool disable);
 int set_state_disabled_cpu(int cpu, int state, bool disable);
 /* Refresh states[].disabled from CPU cpus[0]. */

@@ -61,7 +61,7 @@ int main(void)
 {
 	char govs[MAX_GOVERNORS][NAME_LEN];
 	unsigned long long deep_lat, low_lat = 0;
-	int g, n, s, per_gov;
+	int g, n, s, per_gov, err;
 
 	ksft_print_header();
 	cpuidle_setup(NULL);
@@ -87,8 +87,10 @@ int main(void)
 	per_gov = low_lat ? 2 : 1;
 	ksft_set_plan(n * per_gov);
 	for (g = 0; g < n; g++) {
-		if (write_governor(govs[g])) {
-			ksft_test_result_fail("cannot switch to %s\n", govs[g]);
+		err = write_governor(govs[g]);
+		if (err) {
+			ksft_test_result_fail("cannot switch to %s: %s\n", govs[g],
+					      strerror(-err));
 			if (low_lat)
 				ksft_test_result_skip("%s: not selected\n", govs[g]);
 			continue;

@@ -70,19 +70,33 @@ static char instance[PATH_LEN];		/* our trace instance */
 static char enable_path[IPATH_LEN];	/* its events/cpuidle_teo/enable */
 static bool mounted_tracefs;
 
-/* Only open/write/close: also used from the signal handler. */
+/* Only open/write/close: also used from the signal handler.  0 or -errno. */
 static int put_file(const char *path, const char *val)
 {
 	size_t len = strlen(val);
 	ssize_t n;
-	int fd;
+	int fd, err;
 
 	fd = open(path, O_WRONLY | O_TRUNC);
 	if (fd < 0)
-		return -1;
+		return -errno;
 	n = write(fd, val, len);
+	err = errno;
 	close(fd);
-	return n == (ssize_t)len ? 0 : -1;
+	if (n < 0)
+		return -err;
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+/* A write of the set-up: skip where tracefs refuses it, fail otherwise. */
+static void setup_put(const char *path, const char *val)
+{
+	int err = put_file(path, val);
+
+	if (write_refused(err))
+		ksft_exit_skip("cannot write %s: %s\n", path, strerror(-err));
+	if (err)
+		ksft_exit_fail_msg("cannot write %s: %s\n", path, strerror(-err));
 }
 
 static void instance_path(char *buf, size_t len, const char *file)
@@ -150,9 +164,13 @@ static void setup_trace(void)
 
 	snprintf(instance, sizeof(instance), "%s/instances/" INSTANCE, root);
 	rmdir(instance);	/* left over by a run that was killed */
-	if (mkdir(instance, 0700))
+	if (mkdir(instance, 0700)) {
+		if (write_refused(-errno))
+			ksft_exit_skip("cannot create the trace instance %s: %s\n",
+				       instance, strerror(errno));
 		ksft_exit_fail_msg("cannot create the trace instance %s: %s\n",
 				   instance, strerror(errno));
+	}
 	instance_path(enable_path, sizeof(enable_path),
 		      "events/cpuidle_teo/enable");
 	atexit(trace_cleanup);
@@ -163,15 +181,12 @@ static void setup_trace(void)
 		sigaction(sigs[i], &sa, NULL);
 
 	instance_path(path, sizeof(path), "tracing_on");
-	if (put_file(path, "0"))
-		ksft_exit_fail_msg("cannot write %s\n", path);
+	setup_put(path, "0");
 	instance_path(path, sizeof(path), "buffer_size_kb");
 	if (put_file(path, BUFFER_KB))
 		ksft_print_msg("could not set %s to %s KiB; events may be overwritten\n",
 			       path, BUFFER_KB);
-	if (put_file(enable_path, "1"))
-		ksft_exit_fail_msg("cannot enable the events through %s\n",
-				   enable_path);
+	setup_put(enable_path, "1");
 	ksft_print_msg("tracing cpuidle_teo:* in %s\n", instance);
 }
 
