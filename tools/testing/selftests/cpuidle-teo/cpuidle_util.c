@@ -153,6 +153,20 @@ void reload_states(void)
 	}
 }
 
+int deepest_enabled_cpu(int cpu)
+{
+	char path[PATH_LEN];
+	unsigned long long val;
+	int s;
+
+	for (s = nr_states - 1; s >= 0; s--) {
+		state_path(path, sizeof(path), cpu, s, "disable");
+		if (read_ull(path, &val) || !val)
+			return s;
+	}
+	return -1;
+}
+
 /* Async-signal-safe: see disable_paths. */
 void cpuidle_restore(void)
 {

@@ -78,6 +78,8 @@ int set_state_disabled(int state, bool disable);
 int set_state_disabled_cpu(int cpu, int state, bool disable);
 /* Refresh states[].disabled from CPU cpus[0]. */
 void reload_states(void);
+/* Deepest state enabled on @cpu, read from its sysfs files; -1 if none. */
+int deepest_enabled_cpu(int cpu);
 
 /* Read the counters of all states on @cpu (-1: all CPUs in cpus[]). */
 void read_snap(int cpu, struct idle_snap *snap);

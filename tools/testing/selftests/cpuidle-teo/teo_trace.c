@@ -13,11 +13,18 @@
  *  - no selection picked the disabled state;
  *  - no selection picked a state whose exit latency is beyond the limit;
  *  - every selection's state is no deeper than its candidate, and the
- *    candidate no deeper than the deepest enabled state.
+ *    candidate no deeper than the deepest state enabled on that CPU.
+ *
+ * The events are read CPU by CPU from the instance's per-CPU trace files,
+ * and only the fields the checks need are taken from them, by name
+ * ("name=value" in the event's output): teo_select's state, candidate,
+ * reason and sleep_length, teo_update's kind.  A teo_select event without
+ * one of its four fails the test, naming the field.
  *
  * A few events of the first phase are printed, one intercept-heavy and one
  * timer-driven selection each with the update before it.  The test skips
- * without root, a cpuidle driver, teo, tracefs or the events.
+ * without root, a cpuidle driver, teo, tracefs or the events, and where
+ * tracefs refuses the writes it needs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -46,9 +53,9 @@
 #define TRACEFS		"/sys/kernel/tracing"
 #define DEBUGFS_TRACING	"/sys/kernel/debug/tracing"
 
-/* One teo_select event, as its format prints it. */
+/* The fields of one teo_select event that the checks use. */
 struct select_event {
-	int cpu, deepest, candidate, state;
+	int candidate, state;
 	char reason[24];
 	long long sleep_length;		/* -1: not queried */
 };
@@ -61,6 +68,7 @@ struct phase {
 	unsigned long long selects, updates;
 	unsigned long long walked, walk_bad, order_bad, disabled_picked;
 	unsigned long long over_limit;
+	int *deepest;			/* per CPU of cpus[]: deepest enabled */
 	char first_bad[LINE_LEN];
 	char reason[MAX_REASONS][24];
 	unsigned long long reason_count[MAX_REASONS];
@@ -221,29 +229,85 @@ static void trace_workload(void)
 		ksft_exit_fail_msg("cannot stop tracing through %s\n", path);
 }
 
-/* The fields of the event's format (include/trace/events/cpuidle_teo.h). */
-#define SELECT_FORMAT							\
-	" teo_select: cpu=%d deepest=%d candidate=%d state=%d"		\
-	" reason=%23s sleep_length=%lld"
-
-static bool parse_select(const char *line, struct select_event *e)
+/*
+ * The text of event @event in a trace line (after "EVENT: "), or NULL if
+ * the line holds another event.
+ */
+static const char *event_fields(const char *line, const char *event)
 {
-	const char *p = strstr(line, " teo_select: ");
+	size_t n = strlen(event);
+	const char *p = line;
 
-	if (!p)
-		return false;
-	return sscanf(p, SELECT_FORMAT, &e->cpu, &e->deepest, &e->candidate,
-		      &e->state, e->reason, &e->sleep_length) == 6;
+	while ((p = strstr(p, event))) {
+		if (p > line && p[-1] == ' ' && p[n] == ':' && p[n + 1] == ' ')
+			return p + n + 2;
+		p += n;
+	}
+	return NULL;
 }
 
-static bool cpu_tested(int cpu)
+/*
+ * Copy the value of the field @name ("name=value", up to the next space)
+ * of the event text @text to @buf; false if the event has no such field.
+ */
+static bool get_field(const char *text, const char *name, char *buf,
+		      size_t len)
 {
-	int i;
+	size_t n = strlen(name), v;
+	const char *p = text;
 
-	for (i = 0; i < nr_cpus; i++)
-		if (cpus[i] == cpu)
-			return true;
-	return false;
+	for (;;) {
+		p += strspn(p, " ");
+		if (!*p || *p == '\n')
+			return false;
+		if (!strncmp(p, name, n) && p[n] == '=')
+			break;
+		p += strcspn(p, "\n ");
+	}
+	p += n + 1;
+	v = strcspn(p, "\n ");
+	if (v >= len)
+		v = len - 1;
+	memcpy(buf, p, v);
+	buf[v] = '\0';
+	return true;
+}
+
+/* Exit with a clear message: the event's fields are not what we need. */
+static void missing_field(const char *event, const char *name,
+			  const char *line)
+{
+	ksft_exit_fail_msg("%s event without a '%s' field (or not a number): %s",
+			   event, name, line);
+}
+
+static long long get_number(const char *text, const char *name,
+			    const char *line)
+{
+	char buf[32], *end;
+	long long val;
+
+	if (!get_field(text, name, buf, sizeof(buf)))
+		missing_field("teo_select", name, line);
+	val = strtoll(buf, &end, 10);
+	if (end == buf || *end)
+		missing_field("teo_select", name, line);
+	return val;
+}
+
+/* Parse a teo_select line; false if @line holds another event. */
+static bool parse_select(const char *line, struct select_event *e)
+{
+	const char *text = event_fields(line, "teo_select");
+
+	if (!text)
+		return false;
+	e->state = get_number(text, "state", line);
+	e->candidate = get_number(text, "candidate", line);
+	e->sleep_length = get_number(text, "sleep_length", line);
+	if (!get_field(text, "reason", e->reason, sizeof(e->reason)))
+		missing_field("teo_select", "reason", line);
+	return true;
 }
 
 static void count_reason(struct phase *ph, const char *reason)
@@ -266,15 +330,15 @@ static void note_bad(struct phase *ph, const char *line, const char *why)
 			 line);
 }
 
-static void check_select(struct phase *ph, const struct select_event *e,
-			 const char *line)
+static void check_select(struct phase *ph, int deepest,
+			 const struct select_event *e, const char *line)
 {
 	ph->selects++;
 	count_reason(ph, e->reason);
-	if (e->deepest >= 0 &&
-	    (e->state > e->candidate || e->candidate > e->deepest)) {
+	if (e->state > e->candidate || e->candidate > deepest) {
 		ph->order_bad++;
-		note_bad(ph, line, "state > candidate or candidate > deepest");
+		note_bad(ph, line,
+			 "state deeper than the candidate, or the candidate than the deepest enabled state");
 	}
 	if (!strcmp(e->reason, "intercepts-walk")) {
 		ph->walked++;
@@ -283,8 +347,7 @@ static void check_select(struct phase *ph, const struct select_event *e,
 			note_bad(ph, line, "bad intercept walk");
 		}
 	}
-	if (ph->disabled >= 0 && e->state == ph->disabled &&
-	    cpu_tested(e->cpu)) {
+	if (ph->disabled >= 0 && e->state == ph->disabled) {
 		ph->disabled_picked++;
 		note_bad(ph, line, "disabled state selected");
 	}
@@ -315,51 +378,60 @@ static void print_sample(const char *what, bool *done, const char *update,
 	ksft_print_msg("  %s", event_text(line));
 }
 
-static void read_trace(struct phase *ph, bool samples)
+/* The events of CPU cpus[@i], from its own trace file of our instance. */
+static void read_cpu_trace(struct phase *ph, int i, bool samples,
+			   bool *walk_done, bool *timer_done)
 {
-	static char last_update[MAX_CPUS][LINE_LEN];
-	bool walk_done = false, timer_done = false;
-	struct select_event e;
+	char last_update[LINE_LEN] = "", last_kind[16] = "";
 	char path[IPATH_LEN], *line = NULL;
+	const char *text;
+	struct select_event e;
 	size_t len = 0;
 	FILE *f;
 
-	memset(last_update, 0, sizeof(last_update));
-	instance_path(path, sizeof(path), "trace");
+	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace", instance, cpus[i]);
 	f = fopen(path, "r");
 	if (!f)
 		ksft_exit_fail_msg("cannot read %s: %s\n", path, strerror(errno));
 	while (getline(&line, &len, f) > 0) {
-		if (!strncmp(line, "# entries-in-buffer", 19)) {
+		if (!i && !strncmp(line, "# entries-in-buffer", 19)) {
 			ksft_print_msg("%s: %s", ph->name, line + 2);
 			continue;
 		}
-		if (strstr(line, " teo_update: ")) {
-			int cpu = -1;
-
+		text = event_fields(line, "teo_update");
+		if (text) {
 			ph->updates++;
-			if (sscanf(event_text(line), "teo_update: cpu=%d", &cpu) == 1 &&
-			    cpu >= 0 && cpu < MAX_CPUS)
-				snprintf(last_update[cpu], LINE_LEN, "%s", line);
+			snprintf(last_update, sizeof(last_update), "%s", line);
+			if (!get_field(text, "kind", last_kind, sizeof(last_kind)))
+				last_kind[0] = '\0';
 			continue;
 		}
 		if (!parse_select(line, &e))
 			continue;
-		check_select(ph, &e, line);
-		if (!samples || e.cpu < 0 || e.cpu >= MAX_CPUS)
+		check_select(ph, ph->deepest[i], &e, line);
+		if (!samples)
 			continue;
 		if (!strcmp(e.reason, "intercepts-walk") &&
-		    strstr(last_update[e.cpu], "kind=intercept"))
+		    !strcmp(last_kind, "intercept"))
 			print_sample("intercept-heavy (the walk after an intercept)",
-				     &walk_done, last_update[e.cpu], line);
+				     walk_done, last_update, line);
 		else if ((!strcmp(e.reason, "sleep-length") ||
 			  !strcmp(e.reason, "deepest")) &&
-			 strstr(last_update[e.cpu], "kind=hit"))
+			 !strcmp(last_kind, "hit"))
 			print_sample("timer-driven (a hit, then the state that fits the timer)",
-				     &timer_done, last_update[e.cpu], line);
+				     timer_done, last_update, line);
 	}
 	free(line);
 	fclose(f);
+}
+
+static void read_trace(struct phase *ph, bool samples)
+{
+	bool walk_done = false, timer_done = false;
+	int i;
+
+	for (i = 0; i < nr_cpus; i++)
+		read_cpu_trace(ph, i, samples, &walk_done, &timer_done);
 }
 
 static void print_phase(const struct phase *ph)
@@ -380,10 +452,15 @@ static void print_phase(const struct phase *ph)
 static void run_phase(struct phase *ph, bool samples)
 {
 	int32_t limit;
-	int fd = -1;
+	int i, fd = -1;
 
 	if (ph->disabled >= 0 && set_state_disabled(ph->disabled, true))
 		ksft_exit_fail_msg("cannot disable state%d\n", ph->disabled);
+	ph->deepest = calloc(nr_cpus, sizeof(*ph->deepest));
+	if (!ph->deepest)
+		ksft_exit_fail_msg("out of memory\n");
+	for (i = 0; i < nr_cpus; i++)
+		ph->deepest[i] = deepest_enabled_cpu(cpus[i]);
 	if (ph->limit_us >= 0) {
 		limit = (int32_t)ph->limit_us;
 		fd = open("/dev/cpu_dma_latency", O_RDWR);
