@@ -27,12 +27,16 @@
 #define INIT_PID_NS_INO		0xEFFFFFFCU
 
 int nr_cpus;
-int cpus[MAX_CPUS];
+int *cpus;
 int nr_states;
 struct idle_state states[MAX_STATES];
 
+/* CPUs a cpu_set_t of the affinity calls must have room for. */
+static int cpu_set_cpus = CPU_SETSIZE;
+
 static char saved_gov[NAME_LEN];
-static signed char saved_disable[MAX_CPUS][MAX_STATES];
+/* Per CPU in cpus[]: the "disable" values found at setup, -1 if unread. */
+static signed char (*saved_disable)[MAX_STATES];
 /*
  * The "disable" files, named once at setup: the restore code also runs in
  * a signal handler, where only async-signal-safe calls (open, write,
@@ -122,7 +126,7 @@ int list_governors(char names[][NAME_LEN], int max)
 
 int set_state_disabled_cpu(int cpu, int state, bool disable)
 {
-	char path[128];
+	char path[PATH_LEN];
 
 	state_path(path, sizeof(path), cpu, state, "disable");
 	return write_file(path, disable ? "1" : "0");
@@ -143,7 +147,7 @@ int set_state_disabled(int state, bool disable)
 
 void reload_states(void)
 {
-	char path[128];
+	char path[PATH_LEN];
 	unsigned long long val;
 	int s;
 
@@ -202,30 +206,76 @@ static void install_restore_handler(void)
 		sigaction(sigs[i], &sa, NULL);
 }
 
+/*
+ * The calling thread's affinity mask, in a set large enough for every CPU
+ * the kernel knows (it refuses a smaller one with EINVAL); its size in
+ * *@size.  Also sets cpu_set_cpus for the later affinity calls.
+ */
+static cpu_set_t *get_affinity(size_t *size)
+{
+	cpu_set_t *set;
+	int n;
+
+	for (n = CPU_SETSIZE;; n *= 2) {
+		set = CPU_ALLOC(n);
+		if (!set)
+			ksft_exit_fail_msg("out of memory\n");
+		*size = CPU_ALLOC_SIZE(n);
+		if (!sched_getaffinity(0, *size, set)) {
+			cpu_set_cpus = n;
+			return set;
+		}
+		CPU_FREE(set);
+		if (errno != EINVAL || n >= (1 << 24))
+			ksft_exit_fail_msg("sched_getaffinity: %s\n",
+					   strerror(errno));
+	}
+}
+
+/* A set of @cpu_set_cpus CPUs holding @cpu alone, or NULL; see get_affinity(). */
+static cpu_set_t *one_cpu_set(int cpu, size_t *size)
+{
+	cpu_set_t *set = CPU_ALLOC(cpu_set_cpus);
+
+	if (!set)
+		return NULL;
+	*size = CPU_ALLOC_SIZE(cpu_set_cpus);
+	CPU_ZERO_S(*size, set);
+	CPU_SET_S(cpu, *size, set);
+	return set;
+}
+
+static bool has_cpuidle(int cpu)
+{
+	char path[PATH_LEN];
+
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%d/cpuidle/state0", cpu);
+	return !access(path, F_OK);
+}
+
 /* CPUs that are online, have cpuidle sysfs and that we may run on. */
 static void find_cpus(void)
 {
-	char path[128];
-	cpu_set_t mask;
-	int cpu;
+	cpu_set_t *mask;
+	size_t size;
+	int cpu, max;
 
-	if (sched_getaffinity(0, sizeof(mask), &mask))
-		CPU_ZERO(&mask);
+	mask = get_affinity(&size);
+	max = size * 8;
+	cpus = calloc(CPU_COUNT_S(size, mask) + 1, sizeof(*cpus));
+	if (!cpus)
+		ksft_exit_fail_msg("out of memory\n");
 	nr_cpus = 0;
-	for (cpu = 0; cpu < CPU_SETSIZE && nr_cpus < MAX_CPUS; cpu++) {
-		if (!CPU_ISSET(cpu, &mask))
-			continue;
-		snprintf(path, sizeof(path),
-			 "/sys/devices/system/cpu/cpu%d/cpuidle/state0", cpu);
-		if (access(path, F_OK))
-			continue;
-		cpus[nr_cpus++] = cpu;
-	}
+	for (cpu = 0; cpu < max; cpu++)
+		if (CPU_ISSET_S(cpu, size, mask) && has_cpuidle(cpu))
+			cpus[nr_cpus++] = cpu;
+	CPU_FREE(mask);
 }
 
 static void find_states(void)
 {
-	char path[128];
+	char path[PATH_LEN];
 	struct idle_state *st;
 	int s;
 
@@ -329,7 +379,8 @@ static void save_settings(void)
 	if (read_governor(saved_gov, sizeof(saved_gov)))
 		saved_gov[0] = '\0';
 	disable_paths = calloc(nr_cpus, sizeof(*disable_paths));
-	if (!disable_paths)
+	saved_disable = calloc(nr_cpus, sizeof(*saved_disable));
+	if (!disable_paths || !saved_disable)
 		ksft_exit_fail_msg("out of memory\n");
 	for (i = 0; i < nr_cpus; i++) {
 		for (s = 0; s < nr_states; s++) {
@@ -396,7 +447,7 @@ void cpuidle_setup(const char *gov)
 void read_snap(int cpu, struct idle_snap *snap)
 {
 	static const char * const files[] = { "usage", "time", "above", "below" };
-	char path[128];
+	char path[PATH_LEN];
 	unsigned long long val;
 	int i, s, f, first = 0, last = nr_cpus;
 
@@ -448,11 +499,18 @@ int deepest_usable(unsigned long long max_latency_us)
 
 int pin_self(int cpu)
 {
-	cpu_set_t mask;
+	cpu_set_t *set;
+	size_t size;
+	int ret;
 
-	CPU_ZERO(&mask);
-	CPU_SET(cpu, &mask);
-	return sched_setaffinity(0, sizeof(mask), &mask);
+	set = one_cpu_set(cpu, &size);
+	if (!set) {
+		errno = ENOMEM;
+		return -1;
+	}
+	ret = sched_setaffinity(0, size, set);
+	CPU_FREE(set);
+	return ret;
 }
 
 static void *wake_one(void *arg)
@@ -462,22 +520,30 @@ static void *wake_one(void *arg)
 
 void wake_all_cpus(void)
 {
-	pthread_t tid[MAX_CPUS];
 	pthread_attr_t attr;
-	cpu_set_t mask;
-	int i;
+	pthread_t *tid;
+	cpu_set_t *set;
+	size_t size;
+	int i, err;
 
+	tid = calloc(nr_cpus, sizeof(*tid));
+	if (!tid)
+		ksft_exit_fail_msg("out of memory\n");
 	for (i = 0; i < nr_cpus; i++) {
+		set = one_cpu_set(cpus[i], &size);
+		if (!set)
+			ksft_exit_fail_msg("out of memory\n");
 		pthread_attr_init(&attr);
-		CPU_ZERO(&mask);
-		CPU_SET(cpus[i], &mask);
-		pthread_attr_setaffinity_np(&attr, sizeof(mask), &mask);
-		if (pthread_create(&tid[i], &attr, wake_one, NULL))
-			ksft_exit_fail_msg("pthread_create: %s\n", strerror(errno));
+		pthread_attr_setaffinity_np(&attr, size, set);
+		err = pthread_create(&tid[i], &attr, wake_one, NULL);
+		if (err)
+			ksft_exit_fail_msg("pthread_create: %s\n", strerror(err));
 		pthread_attr_destroy(&attr);
+		CPU_FREE(set);
 	}
 	for (i = 0; i < nr_cpus; i++)
 		pthread_join(tid[i], NULL);
+	free(tid);
 }
 
 void sleep_us(unsigned long long us)
@@ -520,10 +586,14 @@ static void *mix_work(void *arg)
 
 void run_idle_mix(int rounds)
 {
-	static struct mix_worker w[MAX_CPUS];
-	int fds[MAX_CPUS][2];
+	struct mix_worker *w;
+	int (*fds)[2];
 	int i;
 
+	w = calloc(nr_cpus, sizeof(*w));
+	fds = calloc(nr_cpus, sizeof(*fds));
+	if (!w || !fds)
+		ksft_exit_fail_msg("out of memory\n");
 	for (i = 0; i < nr_cpus; i++)
 		if (pipe(fds[i]))
 			ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
@@ -541,6 +611,8 @@ void run_idle_mix(int rounds)
 		close(fds[i][0]);
 		close(fds[i][1]);
 	}
+	free(fds);
+	free(w);
 }
 
 void measure_idle_mix(int rounds, struct idle_snap *delta)

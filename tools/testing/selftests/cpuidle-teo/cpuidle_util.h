@@ -10,7 +10,6 @@
 #include <stdbool.h>
 
 #define CPUIDLE_DIR		"/sys/devices/system/cpu/cpuidle"
-#define MAX_CPUS		1024
 #define MAX_STATES		10
 #define MAX_GOVERNORS		8
 #define NAME_LEN		32
@@ -37,7 +36,7 @@ struct idle_snap {
 
 /* The machine as cpuidle_setup() found it. */
 extern int nr_cpus;
-extern int cpus[MAX_CPUS];
+extern int *cpus;		/* the CPUs tested, nr_cpus of them */
 extern int nr_states;
 extern struct idle_state states[MAX_STATES];
 
