@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -557,13 +558,66 @@ void sleep_us(unsigned long long us)
 		;
 }
 
+int wait_readable(int fd, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int n;
+
+	do
+		n = poll(&pfd, 1, ms);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
+/*
+ * The workers of run_idle_mix() form a ring: each wakes the next through
+ * its pipe, then waits for the previous one.  A worker that stops, for
+ * whatever reason, closes the write end it owns, so that the next one
+ * reads end of file instead of waiting, and stops too: the whole ring
+ * ends, and no worker waits longer than PEER_WAIT_MS for a peer.
+ */
 struct mix_worker {
 	pthread_t tid;
 	int cpu;
 	int rounds;
 	int in;		/* read end of this worker's pipe */
-	int out;	/* write end of the next worker's pipe */
+	int out;	/* write end of the next worker's pipe, closed by us */
+	const char *error;	/* why this worker stopped early, or NULL */
+	int err;		/* errno of it, or 0 */
+	bool peer_stopped;	/* it stopped because the previous one did */
 };
+
+static bool mix_step(struct mix_worker *w, unsigned int sleep_len_us)
+{
+	char c = 'x';
+	int n;
+
+	sleep_us(sleep_len_us);
+	/* Wake the next CPU's worker, then wait for ours: no timer. */
+	if (write(w->out, &c, 1) != 1) {
+		w->error = "write to the next worker";
+		w->err = errno;
+		return false;
+	}
+	n = wait_readable(w->in, PEER_WAIT_MS);
+	if (!n) {
+		w->error = "no token from the previous worker in time";
+		return false;
+	}
+	if (n > 0)
+		n = read(w->in, &c, 1);
+	if (n == 1)
+		return true;
+	if (!n) {
+		/* End of file: the previous worker stopped. */
+		w->peer_stopped = true;
+		w->error = "the previous worker stopped";
+	} else {
+		w->error = "read from the previous worker";
+		w->err = errno;
+	}
+	return false;
+}
 
 static void *mix_work(void *arg)
 {
@@ -571,24 +625,49 @@ static void *mix_work(void *arg)
 		20, 80, 200, 500, 1000, 3000, 8000,
 	};
 	struct mix_worker *w = arg;
-	char c = 'x';
 	int r;
 
-	pin_self(w->cpu);
-	for (r = 0; r < w->rounds; r++) {
-		sleep_us(sleeps_us[(r + w->cpu) % ARRAY_SIZE(sleeps_us)]);
-		/* Wake the next CPU's worker, then wait for ours: no timer. */
-		if (write(w->out, &c, 1) != 1 || read(w->in, &c, 1) != 1)
-			break;
+	if (pin_self(w->cpu)) {
+		w->error = "cannot run on its CPU";
+		w->err = errno;
+	} else {
+		for (r = 0; r < w->rounds; r++)
+			if (!mix_step(w, sleeps_us[(r + w->cpu) %
+						   ARRAY_SIZE(sleeps_us)]))
+				break;
 	}
+	close(w->out);
 	return NULL;
 }
 
-void run_idle_mix(int rounds)
+/* Print why workers failed; those that only followed a peer are counted. */
+static int report_mix(const struct mix_worker *w, int n)
+{
+	int i, failed = 0, followed = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!w[i].error)
+			continue;
+		if (w[i].peer_stopped) {
+			followed++;
+			continue;
+		}
+		failed++;
+		ksft_print_msg("idle workload: worker on CPU %d: %s%s%s\n",
+			       w[i].cpu, w[i].error, w[i].err ? ": " : "",
+			       w[i].err ? strerror(w[i].err) : "");
+	}
+	if (followed)
+		ksft_print_msg("idle workload: %d workers stopped after a peer did\n",
+			       followed);
+	return failed || followed ? -1 : 0;
+}
+
+int run_idle_mix(int rounds)
 {
 	struct mix_worker *w;
 	int (*fds)[2];
-	int i;
+	int i, err, started, ret;
 
 	w = calloc(nr_cpus, sizeof(*w));
 	fds = calloc(nr_cpus, sizeof(*fds));
@@ -602,28 +681,39 @@ void run_idle_mix(int rounds)
 		w[i].rounds = rounds;
 		w[i].in = fds[i][0];
 		w[i].out = fds[(i + 1) % nr_cpus][1];
-		if (pthread_create(&w[i].tid, NULL, mix_work, &w[i]))
-			ksft_exit_fail_msg("pthread_create: %s\n", strerror(errno));
 	}
-	for (i = 0; i < nr_cpus; i++)
+	for (started = 0; started < nr_cpus; started++) {
+		err = pthread_create(&w[started].tid, NULL, mix_work, &w[started]);
+		if (err) {
+			w[started].error = "pthread_create";
+			w[started].err = err;
+			break;
+		}
+	}
+	/* A worker that never started closes its write end all the same. */
+	for (i = started; i < nr_cpus; i++)
+		close(w[i].out);
+	for (i = 0; i < started; i++)
 		pthread_join(w[i].tid, NULL);
-	for (i = 0; i < nr_cpus; i++) {
+	ret = report_mix(w, nr_cpus);
+	for (i = 0; i < nr_cpus; i++)
 		close(fds[i][0]);
-		close(fds[i][1]);
-	}
 	free(fds);
 	free(w);
+	return ret;
 }
 
-void measure_idle_mix(int rounds, struct idle_snap *delta)
+int measure_idle_mix(int rounds, struct idle_snap *delta)
 {
 	struct idle_snap before;
+	int ret;
 
 	wake_all_cpus();
 	read_snap(-1, &before);
-	run_idle_mix(rounds);
+	ret = run_idle_mix(rounds);
 	read_snap(-1, delta);
 	snap_delta(delta, &before);
+	return ret;
 }
 
 void print_snap(const char *title, const struct idle_snap *snap)

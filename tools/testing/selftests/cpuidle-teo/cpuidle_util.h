@@ -89,23 +89,33 @@ int deepest_usable(unsigned long long max_latency_us);
 
 /* Make every CPU in cpus[] leave idle once (runs a thread on each). */
 void wake_all_cpus(void);
-/* Pin the calling thread to @cpu; 0 or -1. */
+/* Pin the calling thread to @cpu; 0 or -1 with errno set. */
 int pin_self(int cpu);
+
+/*
+ * Wait until @fd can be read, at most @ms milliseconds: a thread woken
+ * through a pipe must not hang for ever when its peer has died.  1 when
+ * readable (data or end of file), 0 on timeout, -1 on error.
+ */
+int wait_readable(int fd, int ms);
+/* How long the tests' threads wait for a peer before giving up. */
+#define PEER_WAIT_MS		10000
 
 /*
  * A mixed idle workload on every CPU in cpus[]: timer sleeps of lengths
  * spread from microseconds to milliseconds and wakeups through a pipe,
- * @rounds times per CPU.
+ * @rounds times per CPU.  0, or -1 (with the reason printed) when a worker
+ * failed; the others then stop too instead of waiting for it.
  */
-void run_idle_mix(int rounds);
+int run_idle_mix(int rounds);
 
 /*
  * Make every CPU leave idle once (so that a state entered before a change
  * of the rules is left before the first snapshot), then run
  * run_idle_mix(@rounds) and store the counter deltas over all CPUs in
- * @delta.
+ * @delta.  0 or -1 as run_idle_mix().
  */
-void measure_idle_mix(int rounds, struct idle_snap *delta);
+int measure_idle_mix(int rounds, struct idle_snap *delta);
 
 /* Sleep @us microseconds on a timer. */
 void sleep_us(unsigned long long us);

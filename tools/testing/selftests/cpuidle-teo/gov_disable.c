@@ -20,7 +20,7 @@ static void check_disabled(const char *gov, int state)
 	unsigned long long others = 0;
 	struct idle_snap after;
 	char title[128];
-	int s, err;
+	int s, err, mix;
 
 	err = set_state_disabled(state, true);
 	if (err) {
@@ -29,8 +29,13 @@ static void check_disabled(const char *gov, int state)
 				      state, states[state].name, strerror(-err));
 		return;
 	}
-	measure_idle_mix(ROUNDS, &after);
+	mix = measure_idle_mix(ROUNDS, &after);
 	set_state_disabled(state, false);
+	if (mix) {
+		ksft_test_result_fail("%s: disable state%d (%s): the idle workload failed\n",
+				      gov, state, states[state].name);
+		return;
+	}
 
 	snprintf(title, sizeof(title), "%s, state%d (%s) disabled on all CPUs:",
 		 gov, state, states[state].name);

@@ -22,7 +22,7 @@ static void check_limit(const char *gov, int32_t limit_us)
 	struct idle_snap after;
 	unsigned long long entered = 0, allowed = 0;
 	char title[128];
-	int fd, s;
+	int fd, s, mix;
 
 	fd = open("/dev/cpu_dma_latency", O_RDWR);
 	if (fd < 0) {
@@ -36,8 +36,13 @@ static void check_limit(const char *gov, int32_t limit_us)
 		close(fd);
 		return;
 	}
-	measure_idle_mix(ROUNDS, &after);
+	mix = measure_idle_mix(ROUNDS, &after);
 	close(fd);	/* drops the limit */
+	if (mix) {
+		ksft_test_result_fail("%s, limit %d us: the idle workload failed\n",
+				      gov, limit_us);
+		return;
+	}
 
 	snprintf(title, sizeof(title), "%s, latency limit %d us held:", gov,
 		 limit_us);

@@ -3,8 +3,8 @@
  * Stress: while a mixed idle workload runs on every CPU, switch between all
  * available governors in a loop and toggle the "disable" file of random
  * states on random CPUs.  Afterwards the kernel must be healthy: every
- * switch took effect, idle still works, and the kernel log has no new
- * warning, BUG, oops or stall report.
+ * switch took effect, the workload ran throughout, idle still works, and
+ * the kernel log has no new warning, BUG, oops or stall report.
  *
  * The default run makes DEFAULT_SWITCHES switches, a few seconds' worth,
  * to stay within the suite's time budget.  For a long run set
@@ -26,11 +26,15 @@
 #define DEFAULT_SWITCHES	200
 
 static atomic_bool stop;
+static atomic_bool workload_failed;
 
 static void *workload(void *arg)
 {
 	while (!atomic_load(&stop))
-		run_idle_mix(10);
+		if (run_idle_mix(10)) {
+			atomic_store(&workload_failed, true);
+			break;
+		}
 	return arg;
 }
 
@@ -55,7 +59,7 @@ int main(void)
 	unsigned long long usage = 0;
 	struct idle_snap after;
 	long i, switches, wrong = 0;
-	int n, fd, bad, s;
+	int n, fd, bad, s, err, mix;
 	pthread_t tid;
 
 	ksft_print_header();
@@ -67,12 +71,13 @@ int main(void)
 		ksft_exit_skip("cannot read /dev/kmsg\n");
 	ksft_print_msg("%d governors, %d states, %d CPUs, %ld switches\n", n,
 		       nr_states, nr_cpus, switches);
-	ksft_set_plan(3);
+	ksft_set_plan(4);
 	srand(1);
 
-	if (pthread_create(&tid, NULL, workload, NULL))
-		ksft_exit_fail_msg("pthread_create failed\n");
-	for (i = 0; i < switches; i++) {
+	err = pthread_create(&tid, NULL, workload, NULL);
+	if (err)
+		ksft_exit_fail_msg("pthread_create: %s\n", strerror(err));
+	for (i = 0; i < switches && !atomic_load(&workload_failed); i++) {
 		const char *gov = names[i % n];
 
 		if (write_governor(gov) || read_governor(cur, sizeof(cur)) ||
@@ -90,14 +95,18 @@ int main(void)
 	cpuidle_restore();
 
 	ksft_test_result(!wrong, "%ld governor switches, %ld did not take effect\n",
-			 switches, wrong);
+			 i, wrong);
+	ksft_test_result(!atomic_load(&workload_failed),
+			 "the idle workload ran through the switches\n");
 
 	/* Idle still works after all that. */
 	reload_states();
-	measure_idle_mix(10, &after);
+	mix = measure_idle_mix(10, &after);
 	for (s = 0; s < nr_states; s++)
 		usage += after.st[s].usage;
-	ksft_test_result(usage > 0, "idle entries after the stress: %llu\n", usage);
+	ksft_test_result(!mix && usage > 0,
+			 "idle entries after the stress: %llu%s\n", usage,
+			 mix ? ", but the idle workload failed" : "");
 
 	bad = kmsg_bad_lines(fd);
 	ksft_test_result(!bad, "kernel log: %d bug reports during the test\n", bad);

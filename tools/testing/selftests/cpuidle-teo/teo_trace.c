@@ -212,6 +212,7 @@ static void trace_workload(void)
 {
 	char path[IPATH_LEN];
 	struct timespec t0;
+	int failed;
 
 	instance_path(path, sizeof(path), "trace");
 	if (put_file(path, ""))
@@ -223,10 +224,12 @@ static void trace_workload(void)
 		ksft_exit_fail_msg("cannot start tracing through %s\n", path);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do
-		run_idle_mix(MIX_ROUNDS);
-	while (ms_since(&t0) < PHASE_MS);
+		failed = run_idle_mix(MIX_ROUNDS);
+	while (!failed && ms_since(&t0) < PHASE_MS);
 	if (put_file(path, "0"))
 		ksft_exit_fail_msg("cannot stop tracing through %s\n", path);
+	if (failed)
+		ksft_exit_fail_msg("the idle workload failed\n");
 }
 
 /*

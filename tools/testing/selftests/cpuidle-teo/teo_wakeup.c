@@ -20,14 +20,19 @@
  * wakeup points: under QEMU TCG their delivery is too late and irregular
  * on some profiles to bound anything.  A platform whose deepest residency
  * is below 200 us leaves no point to assert on: the check is then skipped.
+ *
+ * A wakeup that has not come PEER_WAIT_MS after it was due fails the test
+ * rather than hanging it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../kselftest.h"
@@ -47,7 +52,7 @@ struct run {
 	int fds[2];
 	int wakee_cpu;
 	int waker_cpu;
-	int received;
+	atomic_int received;
 };
 
 static unsigned long long points[MAX_POINTS];
@@ -93,49 +98,88 @@ static void *wakee(void *arg)
 	char c;
 	int i;
 
-	pin_self(run->wakee_cpu);
+	if (pin_self(run->wakee_cpu))
+		return NULL;
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	for (i = 0; i < run->count; i++) {
 		if (run->mode == TIMER)
 			sleep_us(run->n_us);
 		else if (read(run->fds[0], &c, 1) != 1)
-			break;
-		run->received++;
+			break;	/* end of file: the waker stopped */
+		atomic_fetch_add(&run->received, 1);
 	}
 	return NULL;
 }
 
+/* Closes the write end when done, so that the wakee never waits for it. */
 static void *waker(void *arg)
 {
 	struct run *run = arg;
 	char c = 'w';
 	int i;
 
-	pin_self(run->waker_cpu);
-	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-	for (i = 0; i < run->count; i++) {
-		sleep_us(run->n_us);
-		if (write(run->fds[1], &c, 1) != 1)
-			break;
+	if (!pin_self(run->waker_cpu)) {
+		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+		for (i = 0; i < run->count; i++) {
+			sleep_us(run->n_us);
+			if (write(run->fds[1], &c, 1) != 1)
+				break;
+		}
 	}
+	close(run->fds[1]);
 	return NULL;
 }
 
-/* Run @count wakeups; false if the threads failed. */
+/*
+ * Wait for the wakee until PEER_WAIT_MS after its last wakeup was due: a
+ * wakeup that never comes (a lost timer or IPI) fails the test instead of
+ * hanging it.
+ */
+static void join_wakee(struct run *run, pthread_t tw)
+{
+	unsigned long long wait_ns;
+	struct timespec t;
+
+	wait_ns = run->count * run->n_us * 1000ULL + PEER_WAIT_MS * 1000000ULL;
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_sec += wait_ns / 1000000000;
+	t.tv_nsec += wait_ns % 1000000000;
+	if (t.tv_nsec >= 1000000000) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000;
+	}
+	if (pthread_timedjoin_np(tw, NULL, &t))
+		ksft_exit_fail_msg("CPU %d: %d of %d %s wakeups every %llu us, none for %d ms\n",
+				   run->wakee_cpu, atomic_load(&run->received),
+				   run->count, run->mode == PIPE ? "pipe" : "timer",
+				   run->n_us, PEER_WAIT_MS);
+}
+
+/*
+ * Run @count wakeups, through a pipe of their own; false if a thread
+ * failed or a wakeup did not arrive.
+ */
 static bool do_wakeups(struct run *run, int count)
 {
+	bool waker_started = false;
 	pthread_t tw, tk;
 
 	run->count = count;
-	run->received = 0;
-	if (pthread_create(&tw, NULL, wakee, run))
-		return false;
-	if (run->mode == PIPE && pthread_create(&tk, NULL, waker, run))
-		ksft_exit_fail_msg("pthread_create: %s\n", strerror(errno));
-	pthread_join(tw, NULL);
+	atomic_store(&run->received, 0);
+	if (pipe(run->fds))
+		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
 	if (run->mode == PIPE)
+		waker_started = !pthread_create(&tk, NULL, waker, run);
+	if (!waker_started)
+		close(run->fds[1]);
+	if (pthread_create(&tw, NULL, wakee, run))
+		atomic_store(&run->received, -1);
+	else
+		join_wakee(run, tw);
+	if (waker_started)
 		pthread_join(tk, NULL);
-	return run->received == count;
+	close(run->fds[0]);
+	return atomic_load(&run->received) == count;
 }
 
 /* Sums over the points with N from ASSERT_MIN_US to half the deepest residency. */
@@ -226,8 +270,6 @@ int main(void)
 			govs[nr_govs++] = "menu";
 
 	memset(&run, 0, sizeof(run));
-	if (pipe(run.fds))
-		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
 	run.wakee_cpu = cpus[nr_cpus - 1];
 	run.waker_cpu = cpus[0];
 	make_points();
