@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <regex.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -749,16 +750,72 @@ int kmsg_open(void)
 	return fd;
 }
 
+/*
+ * The first line of each kind of kernel report, anchored as the kernel
+ * prints it: at the start of the message, after the prefix of the code
+ * that prints it where it has one ("rcu: ", "watchdog: ").
+ */
+static const char * const report_patterns[] = {
+	"^BUG: ",		/* BUG(), KASAN, KFENCE, might_sleep(), lockdep */
+	"^WARNING: ",		/* WARN(), lockdep, suspicious RCU usage */
+	"^Oops: ",		/* x86 */
+	"^Internal error: ",	/* arm, arm64 */
+	"^Kernel panic - not syncing: ",
+	"^(rcu: )?INFO: rcu_[a-z_]+ (self-)?detected (expedited )?stalls? on ",
+	"^watchdog: BUG: soft lockup - CPU#",
+	"^watchdog: (CPU[0-9]+: )?Watchdog detected hard LOCKUP on cpu ",
+	"^INFO: task .+ blocked.* for more than [0-9]+ seconds\\.",
+	"^UBSAN: ",
+};
+
+bool kmsg_is_report(const char *msg)
+{
+	static regex_t re[ARRAY_SIZE(report_patterns)];
+	static bool compiled;
+	unsigned int i;
+
+	if (!compiled) {
+		for (i = 0; i < ARRAY_SIZE(re); i++)
+			if (regcomp(&re[i], report_patterns[i],
+				    REG_EXTENDED | REG_NOSUB))
+				ksft_exit_fail_msg("bad pattern %s\n",
+						   report_patterns[i]);
+		compiled = true;
+	}
+	for (i = 0; i < ARRAY_SIZE(re); i++)
+		if (!regexec(&re[i], msg, 0, NULL, 0))
+			return true;
+	return false;
+}
+
+/*
+ * One /dev/kmsg record is "PRIO,SEQ,TIME,FLAGS;MESSAGE\n", then lines of
+ * context that start with a space.  Only the kernel's own messages count
+ * (facility 0, PRIO >> 3): a message written to /dev/kmsg from user space
+ * always gets another facility.  The message is cut at its newline.
+ */
+static const char *kernel_message(char *rec)
+{
+	char *msg, *end;
+	unsigned long prio;
+
+	prio = strtoul(rec, &end, 10);
+	if (end == rec || *end != ',' || prio >> 3)
+		return NULL;
+	msg = strchr(end, ';');
+	if (!msg)
+		return NULL;
+	msg++;
+	end = strchr(msg, '\n');
+	if (end)
+		*end = '\0';
+	return msg;
+}
+
 int kmsg_bad_lines(int fd)
 {
-	static const char * const bad[] = {
-		"WARNING:", "BUG:", "Oops", "Call Trace", "general protection",
-		"stall", "blocked for more than", "UBSAN:", "KASAN:",
-		"suspicious RCU usage", "possible recursive locking",
-		"Kernel panic",
-	};
-	char rec[8192], *msg;
-	unsigned int i;
+	char rec[8192];
+	const char *msg;
 	int n, count = 0;
 
 	for (;;) {
@@ -768,14 +825,10 @@ int kmsg_bad_lines(int fd)
 		if (n <= 0)
 			break;
 		rec[n] = '\0';
-		msg = strchr(rec, ';');
-		msg = msg ? msg + 1 : rec;
-		for (i = 0; i < ARRAY_SIZE(bad); i++) {
-			if (strstr(msg, bad[i])) {
-				ksft_print_msg("kernel log: %s", msg);
-				count++;
-				break;
-			}
+		msg = kernel_message(rec);
+		if (msg && kmsg_is_report(msg)) {
+			ksft_print_msg("kernel log: %s\n", msg);
+			count++;
 		}
 	}
 	return count;

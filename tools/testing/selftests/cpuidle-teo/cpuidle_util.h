@@ -125,10 +125,13 @@ void print_snap(const char *title, const struct idle_snap *snap);
 
 /*
  * Kernel log: kmsg_open() returns a descriptor positioned at the end of
- * the log; kmsg_bad_lines() then reads what was logged since and prints
- * and counts lines that report a kernel bug (WARNING, BUG, Oops, ...).
+ * the log; kmsg_bad_lines() then reads what the kernel logged since and
+ * prints and counts the lines that start a kernel report (BUG, WARNING,
+ * Oops, RCU stall, lockup, hung task, KASAN, UBSAN, lockdep).
+ * kmsg_is_report() is its test of one message.
  */
 int kmsg_open(void);
 int kmsg_bad_lines(int fd);
+bool kmsg_is_report(const char *msg);
 
 #endif /* CPUIDLE_UTIL_H */
