@@ -16,8 +16,8 @@ platform and run the suite there with run_kselftest.sh.
 
 Fails when a test fails, when the suite or any test in it was skipped (in
 the VM every precondition holds, so a skip means a broken set-up), when no
-test ran, or when the guest's kernel log holds a BUG, WARNING, Oops or
-stall report.
+test ran, or when the guest's kernel log holds the first line of a kernel
+report (BUG, WARNING, Oops, panic, RCU stall, lockup, hung task, UBSAN).
 
 Options:
   --profile NAME   emulated platform (default i5-10600K)
@@ -97,8 +97,13 @@ if [ $((pass + fail + skip)) -eq 0 ]; then
 	note "no test ran"
 	failed=1
 fi
-if grep -nE 'BUG:|WARNING:|Oops|Kernel panic|rcu.*stall|hung_task|blocked for more than' \
-	"$run/dmesg" 2>/dev/null; then
+# The first lines of kernel reports, as the kernel prints them (the same
+# kinds as kmsg_is_report() of the suite), after dmesg's time stamp.
+report='(BUG: |WARNING: |Oops: |Internal error: |Kernel panic - not syncing'
+report+='|(rcu: )?INFO: rcu_[a-z_]+ (self-)?detected (expedited )?stalls? on '
+report+='|watchdog: BUG: soft lockup|watchdog: (CPU[0-9]+: )?Watchdog detected hard LOCKUP'
+report+='|INFO: task .+ blocked.* for more than [0-9]+ seconds|UBSAN: )'
+if grep -nE "^(<[0-9]+>)?(\[ *[0-9]+\.[0-9]+\] )?$report" "$run/dmesg" 2>/dev/null; then
 	note "the guest's kernel log ($run/dmesg) has the reports above"
 	failed=1
 fi
