@@ -69,10 +69,12 @@ status=0
 # The runner copies the tests' output byte by byte (kselftest/prefix.pl):
 # written to the 9p run folder that is a stream of virtio interrupts while
 # the tests measure idle behaviour.  Keep it in the guest's tmpfs until
-# the end.
+# the end.  Append (>>): the runner writes to the same file through
+# ">> /dev/stdout", an open file of its own, and a plain ">" would let the
+# two write over each other.
 # shellcheck disable=SC2016 # expanded in the guest
 "$TEO_REPO/scripts/vm.sh" "${vm_args[@]}" --out "$run" -- bash -c \
-	'"$1" > /tmp/kselftest.out 2>&1; s=$?; cat /tmp/kselftest.out; exit $s' \
+	'"$1" >> /tmp/kselftest.out 2>&1; s=$?; cat /tmp/kselftest.out; exit $s' \
 	run "$install/run_kselftest.sh" || status=$?
 [ "$status" -ne 125 ] || die "the VM failed; see $run/console.log"
 note "run_kselftest.sh exited $status; output in $run/stdout"
