@@ -7,7 +7,7 @@ set -eu
 
 usage() {
 	cat <<EOF
-usage: $teo_prog [--profile NAME | --states LIST] [--help]
+usage: $teo_prog [--profile NAME | --states LIST] [--restricted MODE] [--help]
 
 Build tools/testing/selftests/cpuidle-teo with the kselftest framework of
 the private tree (make -C tools/testing/selftests TARGETS=cpuidle-teo),
@@ -19,21 +19,37 @@ the VM every precondition holds, so a skip means a broken set-up), when no
 test ran, or when the guest's kernel log holds the first line of a kernel
 report (BUG, WARNING, Oops, panic, RCU stall, lockup, hung task, UBSAN).
 
+With --restricted the suite runs where it must not change anything, and
+the run passes only if every test skipped (each says why) and none
+passed or failed:
+  ro-sysfs   sysfs remounted read-only first
+  non-root   as the user nobody
+
 Options:
-  --profile NAME   emulated platform (default i5-10600K)
-  --states LIST    custom idle states, see scripts/vm.sh --help
-  --help           show this text
+  --profile NAME     emulated platform (default i5-10600K)
+  --states LIST      custom idle states, see scripts/vm.sh --help
+  --restricted MODE  ro-sysfs or non-root, see above
+  --help             show this text
 
 Environment: KERNEL_SRC, TEO_CACHE (see scripts/prepare-tree.sh)
 EOF
 }
 
 vm_args=()
+restricted=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--profile|--states)
 		[ $# -ge 2 ] || usage_error "$1 needs a value"
 		vm_args+=("$1" "$2")
+		shift
+		;;
+	--restricted)
+		[ $# -ge 2 ] || usage_error "$1 needs a value"
+		case $2 in
+		ro-sysfs|non-root) restricted=$2 ;;
+		*) usage_error "--restricted: unknown mode '$2' (ro-sysfs or non-root)" ;;
+		esac
 		shift
 		;;
 	--help|-h) usage; exit 0 ;;
@@ -73,10 +89,25 @@ status=0
 # ">> /dev/stdout", an open file of its own, and a plain ">" would let the
 # two write over each other.
 # shellcheck disable=SC2016 # expanded in the guest
-"$TEO_REPO/scripts/vm.sh" "${vm_args[@]}" --out "$run" -- bash -c \
-	'"$1" >> /tmp/kselftest.out 2>&1; s=$?; cat /tmp/kselftest.out; exit $s' \
-	run "$install/run_kselftest.sh" || status=$?
+"$TEO_REPO/scripts/vm.sh" "${vm_args[@]}" --out "$run" -- bash -c '
+	cmd=("$1")
+	case $2 in
+	ro-sysfs) mount -o remount,ro /sys || exit 124 ;;
+	non-root)
+		# A copy of the suite that belongs to nobody (the framework
+		# installs its scripts 0744), and an output file it may open
+		# again as /dev/stdout, as the runner does.
+		cp -r "${1%/*}" /tmp/ksft && : > /tmp/kselftest.out &&
+			chown -R nobody /tmp/ksft /tmp/kselftest.out || exit 124
+		cmd=(setpriv --reuid=nobody --regid=nogroup --clear-groups
+			/tmp/ksft/run_kselftest.sh)
+		;;
+	esac
+	"${cmd[@]}" >> /tmp/kselftest.out 2>&1; s=$?
+	cat /tmp/kselftest.out; exit $s' \
+	run "$install/run_kselftest.sh" "$restricted" || status=$?
 [ "$status" -ne 125 ] || die "the VM failed; see $run/console.log"
+[ "$status" -ne 124 ] || die "could not set up the --restricted $restricted run in the guest"
 note "run_kselftest.sh exited $status; output in $run/stdout"
 
 # Top-level results of run_kselftest.sh: "ok N selftests: cpuidle-teo: T".
@@ -90,7 +121,14 @@ if [ "$fail" -gt 0 ]; then
 	note "failed: $(grep -E '^not ok [0-9]+ selftests: ' "$tap" | sed 's/.*selftests: //' | tr '\n' ' ')"
 	failed=1
 fi
-if [ "$skip" -gt 0 ]; then
+if [ -n "$restricted" ]; then
+	note "skipped ($restricted: every test must skip), with the reasons given:"
+	grep -E '^# 1\.\.0 # SKIP|^ok [0-9]+ selftests: .*# SKIP' "$tap" >&2 || true
+	if [ "$pass" -gt 0 ]; then
+		note "passed although they must skip ($restricted): $(grep -E '^ok [0-9]+ selftests: ' "$tap" | grep -v '# SKIP' | sed 's/.*selftests: //' | tr '\n' ' ')"
+		failed=1
+	fi
+elif [ "$skip" -gt 0 ]; then
 	note "skipped (a skip is a failure here), with the reasons given:"
 	grep -E '^# 1\.\.0 # SKIP|^ok [0-9]+ selftests: .*# SKIP' "$tap" >&2 || true
 	failed=1
