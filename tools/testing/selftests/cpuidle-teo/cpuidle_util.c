@@ -234,7 +234,10 @@ static cpu_set_t *get_affinity(size_t *size)
 	}
 }
 
-/* A set of @cpu_set_cpus CPUs holding @cpu alone, or NULL; see get_affinity(). */
+/*
+ * A set with room for cpu_set_cpus CPUs (see get_affinity()) that holds
+ * @cpu alone, or NULL.
+ */
 static cpu_set_t *one_cpu_set(int cpu, size_t *size)
 {
 	cpu_set_t *set = CPU_ALLOC(cpu_set_cpus);

@@ -7,10 +7,11 @@
  *
  * Asserted: every wakeup arrives, whatever states teo picks for the wait;
  * one that has not come PEER_WAIT_MS after it was due fails the test
- * rather than hanging it.  For each N the wakee CPU's share of idle entries per
- * state and its "above" (too deep) and "below" (too shallow) percentages
- * are printed, for information only: how often a governor misses depends
- * on the machine and its other activity, so no share is asserted.
+ * rather than hanging it.  For each N the wakee CPU's share of idle
+ * entries per state and its "above" (too deep) and "below" (too shallow)
+ * percentages are printed, for information only: how often a governor
+ * misses depends on the machine and its other activity, so no share is
+ * asserted.
  */
 #define _GNU_SOURCE
 #include <errno.h>
