@@ -68,6 +68,14 @@ slot=$("$TEO_REPO/scripts/prepare-tree.sh")
 src=$slot/src
 install=$slot/kselftest-install
 
+# Under the build lock: the private tree is shared by every work tree
+# with the same base, and a run from another one may have put its own copy
+# of the tests there since prepare-tree.sh synced ours.  Build ours or
+# stop, never another's.
+build_lock
+diff -r -q "$TEO_REPO/tools/testing/selftests/cpuidle-teo" \
+	"$src/tools/testing/selftests/cpuidle-teo" >&2 ||
+	die "$src/tools/testing/selftests/cpuidle-teo is not this repository's (a run from another work tree synced its own since): run again"
 note "building the kselftests into $install"
 rm -rf "$install.new"
 make -s -C "$src/tools/testing/selftests" TARGETS=cpuidle-teo \
@@ -75,6 +83,7 @@ make -s -C "$src/tools/testing/selftests" TARGETS=cpuidle-teo \
 	die "the cpuidle-teo kselftests do not build"
 rm -rf "$install"
 mv "$install.new" "$install"
+build_unlock
 [ -x "$install/run_kselftest.sh" ] || die "no run_kselftest.sh in $install"
 built=$SECONDS
 
