@@ -8,6 +8,7 @@
  * table that the governor has to step over.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "../kselftest.h"
 #include "cpuidle_util.h"
@@ -19,15 +20,22 @@ static void check_disabled(const char *gov, int state)
 	unsigned long long others = 0;
 	struct idle_snap after;
 	char title[128];
-	int s;
+	int s, err, mix;
 
-	if (set_state_disabled(state, true)) {
-		ksft_test_result_fail("%s: disable state%d (%s): cannot write\n",
+	err = set_state_disabled(state, true);
+	if (err) {
+		set_state_disabled(state, false);
+		ksft_test_result_fail("%s: disable state%d (%s): %s\n", gov,
+				      state, states[state].name, strerror(-err));
+		return;
+	}
+	mix = measure_idle_mix(ROUNDS, &after);
+	set_state_disabled(state, false);
+	if (mix) {
+		ksft_test_result_fail("%s: disable state%d (%s): the idle workload failed\n",
 				      gov, state, states[state].name);
 		return;
 	}
-	measure_idle_mix(ROUNDS, &after);
-	set_state_disabled(state, false);
 
 	snprintf(title, sizeof(title), "%s, state%d (%s) disabled on all CPUs:",
 		 gov, state, states[state].name);
@@ -49,7 +57,7 @@ static void check_disabled(const char *gov, int state)
 int main(void)
 {
 	char govs[MAX_GOVERNORS][NAME_LEN];
-	int g, n, deepest;
+	int g, n, deepest, err;
 
 	ksft_print_header();
 	cpuidle_setup(NULL);
@@ -62,8 +70,10 @@ int main(void)
 	deepest = nr_states - 1;
 	ksft_set_plan(n * (nr_states > 2 ? 2 : 1));
 	for (g = 0; g < n; g++) {
-		if (write_governor(govs[g])) {
-			ksft_test_result_fail("cannot switch to %s\n", govs[g]);
+		err = write_governor(govs[g]);
+		if (err) {
+			ksft_test_result_fail("cannot switch to %s: %s\n", govs[g],
+					      strerror(-err));
 			if (nr_states > 2)
 				ksft_test_result_skip("%s: not selected\n", govs[g]);
 			continue;

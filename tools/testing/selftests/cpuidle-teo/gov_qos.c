@@ -22,7 +22,7 @@ static void check_limit(const char *gov, int32_t limit_us)
 	struct idle_snap after;
 	unsigned long long entered = 0, allowed = 0;
 	char title[128];
-	int fd, s;
+	int fd, s, mix;
 
 	fd = open("/dev/cpu_dma_latency", O_RDWR);
 	if (fd < 0) {
@@ -36,8 +36,13 @@ static void check_limit(const char *gov, int32_t limit_us)
 		close(fd);
 		return;
 	}
-	measure_idle_mix(ROUNDS, &after);
+	mix = measure_idle_mix(ROUNDS, &after);
 	close(fd);	/* drops the limit */
+	if (mix) {
+		ksft_test_result_fail("%s, limit %d us: the idle workload failed\n",
+				      gov, limit_us);
+		return;
+	}
 
 	snprintf(title, sizeof(title), "%s, latency limit %d us held:", gov,
 		 limit_us);
@@ -61,7 +66,7 @@ int main(void)
 {
 	char govs[MAX_GOVERNORS][NAME_LEN];
 	unsigned long long deep_lat, low_lat = 0;
-	int g, n, s, per_gov;
+	int g, n, s, per_gov, err;
 
 	ksft_print_header();
 	cpuidle_setup(NULL);
@@ -87,8 +92,10 @@ int main(void)
 	per_gov = low_lat ? 2 : 1;
 	ksft_set_plan(n * per_gov);
 	for (g = 0; g < n; g++) {
-		if (write_governor(govs[g])) {
-			ksft_test_result_fail("cannot switch to %s\n", govs[g]);
+		err = write_governor(govs[g]);
+		if (err) {
+			ksft_test_result_fail("cannot switch to %s: %s\n", govs[g],
+					      strerror(-err));
 			if (low_lat)
 				ksft_test_result_skip("%s: not selected\n", govs[g]);
 			continue;

@@ -13,11 +13,18 @@
  *  - no selection picked the disabled state;
  *  - no selection picked a state whose exit latency is beyond the limit;
  *  - every selection's state is no deeper than its candidate, and the
- *    candidate no deeper than the deepest enabled state.
+ *    candidate no deeper than the deepest state enabled on that CPU.
+ *
+ * The events are read CPU by CPU from the instance's per-CPU trace files,
+ * and only the fields the checks need are taken from them, by name
+ * ("name=value" in the event's output): teo_select's state, candidate,
+ * reason and sleep_length, teo_update's kind.  A teo_select event without
+ * one of its four fails the test, naming the field.
  *
  * A few events of the first phase are printed, one intercept-heavy and one
  * timer-driven selection each with the update before it.  The test skips
- * without root, a cpuidle driver, teo, tracefs or the events.
+ * without root, a cpuidle driver, teo, tracefs or the events, and where
+ * tracefs refuses the writes it needs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -46,9 +53,9 @@
 #define TRACEFS		"/sys/kernel/tracing"
 #define DEBUGFS_TRACING	"/sys/kernel/debug/tracing"
 
-/* One teo_select event, as its format prints it. */
+/* The fields of one teo_select event that the checks use. */
 struct select_event {
-	int cpu, deepest, candidate, state;
+	int candidate, state;
 	char reason[24];
 	long long sleep_length;		/* -1: not queried */
 };
@@ -61,6 +68,7 @@ struct phase {
 	unsigned long long selects, updates;
 	unsigned long long walked, walk_bad, order_bad, disabled_picked;
 	unsigned long long over_limit;
+	int *deepest;			/* per CPU of cpus[]: deepest enabled */
 	char first_bad[LINE_LEN];
 	char reason[MAX_REASONS][24];
 	unsigned long long reason_count[MAX_REASONS];
@@ -70,19 +78,33 @@ static char instance[PATH_LEN];		/* our trace instance */
 static char enable_path[IPATH_LEN];	/* its events/cpuidle_teo/enable */
 static bool mounted_tracefs;
 
-/* Only open/write/close: also used from the signal handler. */
+/* Only open/write/close: also used from the signal handler.  0 or -errno. */
 static int put_file(const char *path, const char *val)
 {
 	size_t len = strlen(val);
 	ssize_t n;
-	int fd;
+	int fd, err;
 
 	fd = open(path, O_WRONLY | O_TRUNC);
 	if (fd < 0)
-		return -1;
+		return -errno;
 	n = write(fd, val, len);
+	err = errno;
 	close(fd);
-	return n == (ssize_t)len ? 0 : -1;
+	if (n < 0)
+		return -err;
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+/* A write of the set-up: skip where tracefs refuses it, fail otherwise. */
+static void setup_put(const char *path, const char *val)
+{
+	int err = put_file(path, val);
+
+	if (write_refused(err))
+		ksft_exit_skip("cannot write %s: %s\n", path, strerror(-err));
+	if (err)
+		ksft_exit_fail_msg("cannot write %s: %s\n", path, strerror(-err));
 }
 
 static void instance_path(char *buf, size_t len, const char *file)
@@ -150,9 +172,13 @@ static void setup_trace(void)
 
 	snprintf(instance, sizeof(instance), "%s/instances/" INSTANCE, root);
 	rmdir(instance);	/* left over by a run that was killed */
-	if (mkdir(instance, 0700))
+	if (mkdir(instance, 0700)) {
+		if (write_refused(-errno))
+			ksft_exit_skip("cannot create the trace instance %s: %s\n",
+				       instance, strerror(errno));
 		ksft_exit_fail_msg("cannot create the trace instance %s: %s\n",
 				   instance, strerror(errno));
+	}
 	instance_path(enable_path, sizeof(enable_path),
 		      "events/cpuidle_teo/enable");
 	atexit(trace_cleanup);
@@ -163,15 +189,12 @@ static void setup_trace(void)
 		sigaction(sigs[i], &sa, NULL);
 
 	instance_path(path, sizeof(path), "tracing_on");
-	if (put_file(path, "0"))
-		ksft_exit_fail_msg("cannot write %s\n", path);
+	setup_put(path, "0");
 	instance_path(path, sizeof(path), "buffer_size_kb");
 	if (put_file(path, BUFFER_KB))
 		ksft_print_msg("could not set %s to %s KiB; events may be overwritten\n",
 			       path, BUFFER_KB);
-	if (put_file(enable_path, "1"))
-		ksft_exit_fail_msg("cannot enable the events through %s\n",
-				   enable_path);
+	setup_put(enable_path, "1");
 	ksft_print_msg("tracing cpuidle_teo:* in %s\n", instance);
 }
 
@@ -189,6 +212,7 @@ static void trace_workload(void)
 {
 	char path[IPATH_LEN];
 	struct timespec t0;
+	int failed;
 
 	instance_path(path, sizeof(path), "trace");
 	if (put_file(path, ""))
@@ -200,35 +224,93 @@ static void trace_workload(void)
 		ksft_exit_fail_msg("cannot start tracing through %s\n", path);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do
-		run_idle_mix(MIX_ROUNDS);
-	while (ms_since(&t0) < PHASE_MS);
+		failed = run_idle_mix(MIX_ROUNDS);
+	while (!failed && ms_since(&t0) < PHASE_MS);
 	if (put_file(path, "0"))
 		ksft_exit_fail_msg("cannot stop tracing through %s\n", path);
+	if (failed)
+		ksft_exit_fail_msg("the idle workload failed\n");
 }
 
-/* The fields of the event's format (include/trace/events/cpuidle_teo.h). */
-#define SELECT_FORMAT							\
-	" teo_select: cpu=%d deepest=%d candidate=%d state=%d"		\
-	" reason=%23s sleep_length=%lld"
+/*
+ * The text of event @event in a trace line (after "EVENT: "), or NULL if
+ * the line holds another event.
+ */
+static const char *event_fields(const char *line, const char *event)
+{
+	size_t n = strlen(event);
+	const char *p = line;
 
+	while ((p = strstr(p, event))) {
+		if (p > line && p[-1] == ' ' && p[n] == ':' && p[n + 1] == ' ')
+			return p + n + 2;
+		p += n;
+	}
+	return NULL;
+}
+
+/*
+ * Copy the value of the field @name ("name=value", up to the next space)
+ * of the event text @text to @buf; false if the event has no such field.
+ */
+static bool get_field(const char *text, const char *name, char *buf,
+		      size_t len)
+{
+	size_t n = strlen(name), v;
+	const char *p = text;
+
+	for (;;) {
+		p += strspn(p, " ");
+		if (!*p || *p == '\n')
+			return false;
+		if (!strncmp(p, name, n) && p[n] == '=')
+			break;
+		p += strcspn(p, "\n ");
+	}
+	p += n + 1;
+	v = strcspn(p, "\n ");
+	if (v >= len)
+		v = len - 1;
+	memcpy(buf, p, v);
+	buf[v] = '\0';
+	return true;
+}
+
+/* Exit with a clear message: the event's fields are not what we need. */
+static void missing_field(const char *event, const char *name,
+			  const char *line)
+{
+	ksft_exit_fail_msg("%s event without a '%s' field (or not a number): %s",
+			   event, name, line);
+}
+
+static long long get_number(const char *text, const char *name,
+			    const char *line)
+{
+	char buf[32], *end;
+	long long val;
+
+	if (!get_field(text, name, buf, sizeof(buf)))
+		missing_field("teo_select", name, line);
+	val = strtoll(buf, &end, 10);
+	if (end == buf || *end)
+		missing_field("teo_select", name, line);
+	return val;
+}
+
+/* Parse a teo_select line; false if @line holds another event. */
 static bool parse_select(const char *line, struct select_event *e)
 {
-	const char *p = strstr(line, " teo_select: ");
+	const char *text = event_fields(line, "teo_select");
 
-	if (!p)
+	if (!text)
 		return false;
-	return sscanf(p, SELECT_FORMAT, &e->cpu, &e->deepest, &e->candidate,
-		      &e->state, e->reason, &e->sleep_length) == 6;
-}
-
-static bool cpu_tested(int cpu)
-{
-	int i;
-
-	for (i = 0; i < nr_cpus; i++)
-		if (cpus[i] == cpu)
-			return true;
-	return false;
+	e->state = get_number(text, "state", line);
+	e->candidate = get_number(text, "candidate", line);
+	e->sleep_length = get_number(text, "sleep_length", line);
+	if (!get_field(text, "reason", e->reason, sizeof(e->reason)))
+		missing_field("teo_select", "reason", line);
+	return true;
 }
 
 static void count_reason(struct phase *ph, const char *reason)
@@ -251,15 +333,15 @@ static void note_bad(struct phase *ph, const char *line, const char *why)
 			 line);
 }
 
-static void check_select(struct phase *ph, const struct select_event *e,
-			 const char *line)
+static void check_select(struct phase *ph, int deepest,
+			 const struct select_event *e, const char *line)
 {
 	ph->selects++;
 	count_reason(ph, e->reason);
-	if (e->deepest >= 0 &&
-	    (e->state > e->candidate || e->candidate > e->deepest)) {
+	if (e->state > e->candidate || e->candidate > deepest) {
 		ph->order_bad++;
-		note_bad(ph, line, "state > candidate or candidate > deepest");
+		note_bad(ph, line,
+			 "state deeper than the candidate, or the candidate than the deepest enabled state");
 	}
 	if (!strcmp(e->reason, "intercepts-walk")) {
 		ph->walked++;
@@ -268,8 +350,7 @@ static void check_select(struct phase *ph, const struct select_event *e,
 			note_bad(ph, line, "bad intercept walk");
 		}
 	}
-	if (ph->disabled >= 0 && e->state == ph->disabled &&
-	    cpu_tested(e->cpu)) {
+	if (ph->disabled >= 0 && e->state == ph->disabled) {
 		ph->disabled_picked++;
 		note_bad(ph, line, "disabled state selected");
 	}
@@ -300,51 +381,60 @@ static void print_sample(const char *what, bool *done, const char *update,
 	ksft_print_msg("  %s", event_text(line));
 }
 
-static void read_trace(struct phase *ph, bool samples)
+/* The events of CPU cpus[@i], from its own trace file of our instance. */
+static void read_cpu_trace(struct phase *ph, int i, bool samples,
+			   bool *walk_done, bool *timer_done)
 {
-	static char last_update[MAX_CPUS][LINE_LEN];
-	bool walk_done = false, timer_done = false;
-	struct select_event e;
+	char last_update[LINE_LEN] = "", last_kind[16] = "";
 	char path[IPATH_LEN], *line = NULL;
+	const char *text;
+	struct select_event e;
 	size_t len = 0;
 	FILE *f;
 
-	memset(last_update, 0, sizeof(last_update));
-	instance_path(path, sizeof(path), "trace");
+	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace", instance, cpus[i]);
 	f = fopen(path, "r");
 	if (!f)
 		ksft_exit_fail_msg("cannot read %s: %s\n", path, strerror(errno));
 	while (getline(&line, &len, f) > 0) {
-		if (!strncmp(line, "# entries-in-buffer", 19)) {
+		if (!i && !strncmp(line, "# entries-in-buffer", 19)) {
 			ksft_print_msg("%s: %s", ph->name, line + 2);
 			continue;
 		}
-		if (strstr(line, " teo_update: ")) {
-			int cpu = -1;
-
+		text = event_fields(line, "teo_update");
+		if (text) {
 			ph->updates++;
-			if (sscanf(event_text(line), "teo_update: cpu=%d", &cpu) == 1 &&
-			    cpu >= 0 && cpu < MAX_CPUS)
-				snprintf(last_update[cpu], LINE_LEN, "%s", line);
+			snprintf(last_update, sizeof(last_update), "%s", line);
+			if (!get_field(text, "kind", last_kind, sizeof(last_kind)))
+				last_kind[0] = '\0';
 			continue;
 		}
 		if (!parse_select(line, &e))
 			continue;
-		check_select(ph, &e, line);
-		if (!samples || e.cpu < 0 || e.cpu >= MAX_CPUS)
+		check_select(ph, ph->deepest[i], &e, line);
+		if (!samples)
 			continue;
 		if (!strcmp(e.reason, "intercepts-walk") &&
-		    strstr(last_update[e.cpu], "kind=intercept"))
+		    !strcmp(last_kind, "intercept"))
 			print_sample("intercept-heavy (the walk after an intercept)",
-				     &walk_done, last_update[e.cpu], line);
+				     walk_done, last_update, line);
 		else if ((!strcmp(e.reason, "sleep-length") ||
 			  !strcmp(e.reason, "deepest")) &&
-			 strstr(last_update[e.cpu], "kind=hit"))
+			 !strcmp(last_kind, "hit"))
 			print_sample("timer-driven (a hit, then the state that fits the timer)",
-				     &timer_done, last_update[e.cpu], line);
+				     timer_done, last_update, line);
 	}
 	free(line);
 	fclose(f);
+}
+
+static void read_trace(struct phase *ph, bool samples)
+{
+	bool walk_done = false, timer_done = false;
+	int i;
+
+	for (i = 0; i < nr_cpus; i++)
+		read_cpu_trace(ph, i, samples, &walk_done, &timer_done);
 }
 
 static void print_phase(const struct phase *ph)
@@ -365,10 +455,15 @@ static void print_phase(const struct phase *ph)
 static void run_phase(struct phase *ph, bool samples)
 {
 	int32_t limit;
-	int fd = -1;
+	int i, fd = -1;
 
 	if (ph->disabled >= 0 && set_state_disabled(ph->disabled, true))
 		ksft_exit_fail_msg("cannot disable state%d\n", ph->disabled);
+	ph->deepest = calloc(nr_cpus, sizeof(*ph->deepest));
+	if (!ph->deepest)
+		ksft_exit_fail_msg("out of memory\n");
+	for (i = 0; i < nr_cpus; i++)
+		ph->deepest[i] = deepest_enabled_cpu(cpus[i]);
 	if (ph->limit_us >= 0) {
 		limit = (int32_t)ph->limit_us;
 		fd = open("/dev/cpu_dma_latency", O_RDWR);
