@@ -316,31 +316,32 @@ static void teo_timer_majority_keeps_candidate(struct kunit *test)
 }
 
 /*
- * Far timers end two fifths of the idle periods, interrupts at 800 us one
+ * Far timers end two fifths of the idle periods, interrupts at 1.2 ms one
  * fifth and interrupts at 20 us two fifths.  The idle duration exceeded
- * 400 us in three fifths of them, so that state is the pick, although the
- * median of the early wakeups alone lies at 20 us.
+ * 400 us in three fifths of them (and eight times the 100 us exit latency),
+ * so that state is the pick, although the median of the early wakeups
+ * alone lies at 20 us.
  */
 static void teo_walk_weighs_all_wakeups(struct kunit *test)
 {
 	struct teo_fake *f = teo_fake_new(test, teo_ladder);
 
 	teo_play(f, TEO_STEADY / 5, BY_TIMER(TEO_LONG), BY_IRQ(TEO_US(20), TEO_LONG),
-		 BY_IRQ(TEO_US(800), TEO_LONG), BY_TIMER(TEO_LONG),
+		 BY_IRQ(TEO_US(1200), TEO_LONG), BY_TIMER(TEO_LONG),
 		 BY_IRQ(TEO_US(20), TEO_LONG));
 	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_LONG), 2);
 }
 
 /*
- * Interrupts at 600 us, long before a timer at 1.4 ms of the same bin: they
- * are intercepts, so a later far timer still gets the 400 us state they
- * allow, not the 1.5 ms state that a count of hits would give.
+ * Interrupts at 1.2 ms, before a timer at 1.4 ms of the same bin: they are
+ * intercepts, so a later far timer still gets the 400 us state they allow,
+ * not the 1.5 ms state that a count of hits would give.
  */
 static void teo_early_wakeup_in_timer_bin_is_intercept(struct kunit *test)
 {
 	struct teo_fake *f = teo_fake_new(test, teo_ladder);
 
-	teo_play(f, TEO_STEADY, BY_IRQ(TEO_US(600), TEO_US(1400)));
+	teo_play(f, TEO_STEADY, BY_IRQ(TEO_US(1200), TEO_US(1400)));
 	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_LONG), 2);
 }
 
@@ -445,6 +446,126 @@ static void teo_enable_forgets_history(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_LONG), 3);
 }
 
+/*
+ * Interrupts at 400 us and at 1.5 tick periods in turn: the walk settles on
+ * the 50 us state.  Only the first kind came within a tick period, about
+ * half of the wakeups, so the tick may stop: the long ones could not have
+ * been cut short by it.
+ */
+static void teo_tick_kept_for_short_intercepts_only(struct kunit *test)
+{
+	struct teo_fake *f = teo_fake_new(test, teo_deep);
+
+	teo_play(f, TEO_STEADY / 2, BY_IRQ(TEO_TICK * 3 / 2, TEO_LONG),
+		 BY_IRQ(TEO_US(400), TEO_LONG));
+	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_LONG), 1);
+	KUNIT_EXPECT_TRUE(test, f->stop_tick);
+}
+
+/*
+ * With the tick stopped but the next timer 1.5 tick periods away, early
+ * wakeups at 200 us get the 50 us state: the timer bounds the stay anyway.
+ */
+static void teo_stopped_tick_near_timer_allows_shallow(struct kunit *test)
+{
+	struct teo_fake *f = teo_fake_new(test, teo_deep);
+
+	teo_play(f, TEO_STEADY, BY_IRQ(TEO_US(200), TEO_LONG));
+	f->tick_stopped = true;
+	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_TICK * 3 / 2), 1);
+}
+
+/*
+ * Above a polling state 0, early wakeups at 10 us against a far timer in
+ * three periods of five settle on the 4 us C1E.  The tick stays for it,
+ * although the early wakeups are not frequent enough to keep it by
+ * themselves.
+ */
+static void teo_polling_neighbour_keeps_tick(struct kunit *test)
+{
+	struct teo_fake *f = teo_fake_new(test, teo_poll);
+
+	teo_play(f, TEO_STEADY / 5, BY_IRQ(TEO_US(10), TEO_LONG), BY_TIMER(TEO_LONG),
+		 BY_IRQ(TEO_US(10), TEO_LONG), BY_TIMER(TEO_LONG),
+		 BY_IRQ(TEO_US(10), TEO_LONG));
+	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_LONG), 2);
+	KUNIT_EXPECT_FALSE(test, f->stop_tick);
+}
+
+/*
+ * One early wakeup sends a fresh CPU to state 0 with the tick kept, and the
+ * tick then ends the next idle period: the tick was the timer expected, not
+ * a sign that the CPU could have slept to its far timer.  The early wakeup
+ * still decides the next selection.
+ */
+static void teo_kept_tick_is_expected_timer(struct kunit *test)
+{
+	struct teo_fake *f = teo_fake_new(test, teo_deep);
+
+	teo_play(f, 1, BY_IRQ(TEO_US(200), TEO_LONG),
+		 BY_TICK(TEO_TICK / 2, TEO_LONG));
+	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_LONG), 0);
+}
+
+/*
+ * Interrupts at 600 us exceed the 400 us residency of state 2 but not eight
+ * times its 100 us exit latency: they count for the 50 us state.
+ */
+static void teo_interrupts_need_room_for_exit(struct kunit *test)
+{
+	struct teo_fake *f = teo_fake_new(test, teo_ladder);
+
+	teo_play(f, TEO_STEADY, BY_IRQ(TEO_US(600), TEO_LONG));
+	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_LONG), 1);
+}
+
+/*
+ * Timers at 100 us end three periods of five, interrupts at 600 us the
+ * others: the CPU is mostly woken by timers, so the interrupts count by
+ * residency alone, for the 400 us state a timer at 1.4 ms allows.
+ */
+static void teo_timer_cpu_classifies_by_residency(struct kunit *test)
+{
+	struct teo_fake *f = teo_fake_new(test, teo_ladder);
+
+	teo_play(f, TEO_STEADY / 5, BY_TIMER(TEO_US(100)),
+		 BY_IRQ(TEO_US(600), TEO_US(1400)), BY_TIMER(TEO_US(100)),
+		 BY_IRQ(TEO_US(600), TEO_US(1400)), BY_TIMER(TEO_US(100)));
+	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_US(1400)), 2);
+}
+
+/*
+ * Above a polling state 0, interrupts at 10 us get the 4 us C1E: its 2 us
+ * exit latency is too short to count.
+ */
+static void teo_microsecond_exits_do_not_count(struct kunit *test)
+{
+	struct teo_fake *f = teo_fake_new(test, teo_poll);
+
+	teo_play(f, TEO_STEADY, BY_IRQ(TEO_US(10), TEO_LONG));
+	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_LONG), 2);
+}
+
+/*
+ * Every state below a tick period, the deepest with an exit latency of a
+ * quarter tick: interrupts at 1.5 tick periods are no hits past the tick,
+ * as they do not reach eight times that latency.  They count for state 2.
+ */
+static void teo_long_interrupts_need_room_past_tick(struct kunit *test)
+{
+	static const struct teo_test_state slow_exit[] = {
+		{ TEO_US(1), TEO_US(1) },
+		{ TEO_US(20), TEO_US(50) },
+		{ TEO_US(50), TEO_TICK / 4 },
+		{ TEO_TICK / 4, TEO_TICK / 2 },
+		TEO_END,
+	};
+	struct teo_fake *f = teo_fake_new(test, slow_exit);
+
+	teo_play(f, TEO_STEADY, BY_IRQ(TEO_TICK * 3 / 2, TEO_LONG));
+	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_LONG), 2);
+}
+
 static struct kunit_case teo_history_cases[] = {
 	KUNIT_CASE(teo_timer_wakeups_go_deep),
 	KUNIT_CASE(teo_early_wakeups_go_shallow),
@@ -459,6 +580,14 @@ static struct kunit_case teo_history_cases[] = {
 	KUNIT_CASE(teo_old_intercept_cannot_steer_for_good),
 	KUNIT_CASE(teo_adaptation_follows_decay),
 	KUNIT_CASE(teo_enable_forgets_history),
+	KUNIT_CASE(teo_tick_kept_for_short_intercepts_only),
+	KUNIT_CASE(teo_stopped_tick_near_timer_allows_shallow),
+	KUNIT_CASE(teo_polling_neighbour_keeps_tick),
+	KUNIT_CASE(teo_kept_tick_is_expected_timer),
+	KUNIT_CASE(teo_interrupts_need_room_for_exit),
+	KUNIT_CASE(teo_timer_cpu_classifies_by_residency),
+	KUNIT_CASE(teo_microsecond_exits_do_not_count),
+	KUNIT_CASE(teo_long_interrupts_need_room_past_tick),
 	{}
 };
 
@@ -471,8 +600,8 @@ static struct kunit_suite teo_history_suite = {
 
 /*
  * Interrupts at 20 us make the intercept logic settle on state 0; the sleep
- * length is still fetched on that selection, as on one that a latency limit
- * of 0 settles.
+ * length is still fetched on that selection.  A latency limit of 0 settles
+ * the choice before the intercept logic runs, and then it is not fetched.
  */
 static void teo_bailout_queries_sleep_length(struct kunit *test)
 {
@@ -487,7 +616,7 @@ static void teo_bailout_queries_sleep_length(struct kunit *test)
 	f = teo_fake_new(test, teo_ladder);
 	f->latency_limit_ns = 0;
 	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_LONG), 0);
-	KUNIT_EXPECT_EQ(test, f->sleep_queries, 1);
+	KUNIT_EXPECT_EQ(test, f->sleep_queries, 0);
 }
 
 /*
@@ -517,9 +646,9 @@ static void teo_no_recent_intercepts_window(struct kunit *test)
 	struct teo_fake *f = teo_fake_new(test, teo_ladder);
 
 	teo_play(f, TEO_STEADY, BY_TIMER(TEO_LONG));
-	teo_play(f, 5, BY_IRQ(TEO_US(200), TEO_LONG));
+	teo_play(f, 5, BY_IRQ(TEO_US(400), TEO_LONG));
 	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_LONG), 3);
-	teo_play(f, 1, BY_IRQ(TEO_US(200), TEO_LONG));
+	teo_play(f, 1, BY_IRQ(TEO_US(400), TEO_LONG));
 	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_LONG), 1);
 }
 
@@ -614,6 +743,39 @@ static void teo_state0_disabled(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, f->stop_tick);
 }
 
+/*
+ * State 0 disabled and a limit below every enabled state's latency: the
+ * shallowest enabled state, never the disabled one.
+ */
+static void teo_no_disabled_state_under_limit(struct kunit *test)
+{
+	struct teo_fake *f = teo_fake_new(test, teo_ladder);
+
+	f->dev.states_usage[0].disable = CPUIDLE_STATE_DISABLED_BY_USER;
+	f->latency_limit_ns = 0;
+	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_LONG), 1);
+	KUNIT_EXPECT_FALSE(test, f->stop_tick);
+}
+
+/*
+ * A limit that only the shallowest enabled state meets decides alone: the
+ * sleep length is not fetched, and the tick stops only for a deep state.
+ */
+static void teo_limit_leaving_one_state_skips_sleep_length(struct kunit *test)
+{
+	struct teo_fake *f = teo_fake_new(test, teo_deep);
+
+	f->latency_limit_ns = TEO_US(19);
+	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_LONG), 0);
+	KUNIT_EXPECT_FALSE(test, f->stop_tick);
+	f->dev.states_usage[0].disable = CPUIDLE_STATE_DISABLED_BY_USER;
+	f->dev.states_usage[1].disable = CPUIDLE_STATE_DISABLED_BY_USER;
+	f->latency_limit_ns = TEO_US(100);
+	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_LONG), 2);
+	KUNIT_EXPECT_TRUE(test, f->stop_tick);
+	KUNIT_EXPECT_EQ(test, f->sleep_queries, 0);
+}
+
 /* One state enabled: that one, the tick stopped only if it is deep enough. */
 static void teo_one_state_enabled(struct kunit *test)
 {
@@ -654,9 +816,9 @@ static void teo_single_state_driver(struct kunit *test)
 }
 
 /*
- * CPUIDLE_STATE_MAX states, residencies 10 us * 3^i: a steady timer picks the
- * state its sleep length allows, and interrupts at 1.9 times the residency of
- * state 4 get that state.
+ * CPUIDLE_STATE_MAX states, residencies 10 us * 3^i and exit latencies of a
+ * tenth of that: a steady timer picks the state its sleep length allows, and
+ * interrupts at 1.9 times the residency of state 4 get that state.
  */
 static void teo_max_states(struct kunit *test)
 {
@@ -666,7 +828,7 @@ static void teo_max_states(struct kunit *test)
 	int i;
 
 	for (i = 0; i < CPUIDLE_STATE_MAX; i++, res_ns *= 3)
-		states[i] = (struct teo_test_state){ res_ns / 2, res_ns };
+		states[i] = (struct teo_test_state){ res_ns / 10, res_ns };
 	states[i] = (struct teo_test_state)TEO_END;
 
 	for (i = 0; i < CPUIDLE_STATE_MAX; i++) {
@@ -730,6 +892,8 @@ static struct kunit_case teo_edge_cases[] = {
 	KUNIT_CASE(teo_latency_limit_caps_state),
 	KUNIT_CASE(teo_no_state_within_limit),
 	KUNIT_CASE(teo_state0_disabled),
+	KUNIT_CASE(teo_no_disabled_state_under_limit),
+	KUNIT_CASE(teo_limit_leaving_one_state_skips_sleep_length),
 	KUNIT_CASE(teo_one_state_enabled),
 	KUNIT_CASE(teo_all_states_disabled),
 	KUNIT_CASE(teo_single_state_driver),
