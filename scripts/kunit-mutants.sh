@@ -11,7 +11,7 @@ usage: $teo_prog [--help] [MUTANT...]
 
 For every tools/teo-mutants/*.patch (or the ones named), apply it to a copy
 of this repository, run the KUnit suites with that copy's governor
-(scripts/run-kunit.sh: an incremental build of the shared KUnit tree, about
+(scripts/teo kunit: an incremental build of the copy's KUnit tree, about
 a minute each when warm) and print one line per mutant:
 
   NAME  killed|SURVIVED|claims-no-case|NO-BUILD  failed: CASE,...  (N s)
@@ -55,7 +55,7 @@ export TEO_KUNIT_JSON=$work/results.json
 # Run the suites with the copy's files; 0 if kunit.py left results.
 run_copy() {
 	rm -f "$TEO_KUNIT_JSON"
-	"$copy/scripts/run-kunit.sh" > "$work/run.log" 2>&1 || true
+	"$copy/scripts/teo" kunit > "$work/run.log" 2>&1 || true
 	[ -s "$TEO_KUNIT_JSON" ]
 }
 

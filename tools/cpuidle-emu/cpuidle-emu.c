@@ -108,12 +108,6 @@ static const struct emu_state emu_gs101[] = {
 	{ }
 };
 
-static const struct emu_state emu_sm8250[] = {
-	{ "WFI", 1, 1 }, { "cpu-pc", 891, 3934 },
-	{ "cluster-pc", 1763, 4488 }, { "cluster-off", 9826, 9987 },
-	{ }
-};
-
 static const struct emu_state emu_mt8196[] = {
 	{ "WFI", 1, 1 }, { "cpuoff", 349, 6710 },
 	{ "clusteroff", 434, 6710 }, { "s2idle", 20000, 4294967295U },
@@ -130,7 +124,6 @@ static const struct emu_profile emu_profiles[] = {
 	{ "skylake", true, emu_skylake },
 	{ "zen", true, emu_zen },
 	{ "gs101", false, emu_gs101 },
-	{ "sm8250", false, emu_sm8250 },
 	{ "mt8196", false, emu_mt8196 },
 };
 

@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Every path and name the tooling uses, in one place.
+
+The repository is two things side by side: the upstream overlay (files at
+their in-tree paths, copied over a kernel tree) and the tooling around it.
+OVERLAY_PATHS and EDITS say what belongs to the overlay; everything else
+here is tooling.  Moving either is a change to this module alone.
+"""
+
+import os
+from pathlib import Path
+from typing import Optional, Tuple
+
+REPO = Path(__file__).resolve().parent.parent.parent
+SCRIPTS = REPO / "scripts"
+PACKAGE = SCRIPTS / "teotool"
+ENTRY = SCRIPTS / "teo"
+DEPS_LIST = SCRIPTS / "deps.list"
+SERIES = REPO / "series"
+# Small changes to upstream files, applied in the order of the series'
+# commits that name them (tree.ordered_edits).
+EDITS = SERIES / "edits"
+CPUIDLE_EMU = REPO / "tools" / "cpuidle-emu"
+IDLE_REPLAY = REPO / "tools" / "idle-replay"
+LAB_PLATFORMS = IDLE_REPLAY / "platforms"
+
+# The in-tree paths this repository owns; each is copied over the base tree.
+OVERLAY_PATHS: Tuple[str, ...] = (
+    "drivers/cpuidle/governors/teo.c",
+    "drivers/cpuidle/governors/teo.h",
+    "drivers/cpuidle/governors/.kunitconfig",
+    "drivers/cpuidle/governors/tests/teo_kunit.c",
+    "include/trace/events/cpuidle_teo.h",
+    "tools/testing/selftests/cpuidle-teo",
+    "Documentation/admin-guide/pm/teo.rst",
+)
+# In-tree paths, relative to a kernel tree.
+GOVERNORS = "drivers/cpuidle/governors"
+KUNITCONFIG = GOVERNORS + "/.kunitconfig"
+KUNIT_PY = "tools/testing/kunit/kunit.py"
+# Folders of the repository whose C files are kernel-side (checkpatch,
+# kernel-doc): the overlay's and the emulated driver's.
+KERNEL_C_DIRS: Tuple[str, ...] = (
+    "drivers", "include", "tools/testing/selftests/cpuidle-teo",
+    "tools/cpuidle-emu",
+)
+# Shell scripts: every *.sh below these folders, and .ci/*.
+SHELL_DIRS: Tuple[str, ...] = ("scripts", ".ci", "tools")
+
+# Default base tree: Debian's 6.12 LTS source package.
+DEBIAN_PKG = "linux-source-6.12"
+DEBIAN_TARBALL = Path("/usr/src/linux-source-6.12.tar.xz")
+# Oldest base the overlay is written for.
+MIN_BASE: Tuple[int, int] = (6, 12)
+
+# Debian's folders only: nothing installed by hand (pyenv shims,
+# /usr/local, ~/.cargo) may stand in for a package of deps.list, not even
+# for a build's probes (Kconfig looks for rustc).
+DEBIAN_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
+PYTHON = "/usr/bin/python3"
+
+DEFAULT_LOCK = "/tmp/teo-kernel-build.lock"
+
+
+def cache() -> Path:
+    """Everything built or downloaded: TEO_CACHE, default <repo>/.cache
+    (made absolute: children run in other folders)."""
+    return Path(os.path.abspath(os.environ.get("TEO_CACHE") or REPO / ".cache"))
+
+
+def lock() -> Path:
+    """The machine-wide build lock (TEO_LOCK for tests)."""
+    return Path(os.path.abspath(os.environ.get("TEO_LOCK") or DEFAULT_LOCK))
+
+
+def kernel_src() -> Optional[str]:
+    """KERNEL_SRC when set and not empty: another base tree."""
+    return os.environ.get("KERNEL_SRC") or None
+
+
+def debian_base() -> Path:
+    """Where Debian's default base tree is unpacked once."""
+    return cache() / "base" / DEBIAN_PKG
+
+
+def trees() -> Path:
+    """The private copies of base trees, one slot per base."""
+    return cache() / "trees"
+
+
+def check_dir() -> Path:
+    """The exec logs of "check" for the dependency audit."""
+    return cache() / "check" / "exec"
+
+
+def kunit_qemu() -> Path:
+    """The QEMU wrapper for kunit.py (kunit.qemu_dir)."""
+    return cache() / "kunit-qemu"
+
+
+def shell_env() -> str:
+    """The names above that the bash scripts use, as shell assignments."""
+    def q(value: object) -> str:
+        return "'" + str(value).replace("'", "'\\''") + "'"
+
+    pairs = {
+        "TEO_CACHE": cache(),
+        "TEO_LOCK": lock(),
+        "TEO_DEBIAN_PKG": DEBIAN_PKG,
+        "TEO_DEBIAN_TARBALL": DEBIAN_TARBALL,
+        "TEO_MIN_BASE": MIN_BASE[0] * 256 + MIN_BASE[1],
+        "TEO_OVERLAY_PATHS": "\n".join(OVERLAY_PATHS),
+        "TEO_EDITS_DIR": EDITS,
+    }
+    return "".join(f"{k}={q(v)}\n" for k, v in pairs.items())
