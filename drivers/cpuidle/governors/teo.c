@@ -36,10 +36,11 @@
  * ran out of time, or the tick fired): it could have slept until the timer.
  * Otherwise something else woke the CPU first and the bin of the measured
  * duration scores an *intercept*, even when that is the timer's own bin: a
- * wide bin also holds wakeups that came long before the timer.  Both metrics of every bin decay by one eighth on
- * each update before one of them grows by a fixed pulse, so the statistics
- * follow the recent past with no time window to manage; a metric too small
- * to decay by an eighth drops to zero.
+ * wide bin also holds wakeups that came long before the timer.  Both
+ * metrics of every bin decay by one eighth on each update before one of them
+ * grows by a fixed pulse, so the statistics follow the recent past with no
+ * time window to manage; a metric too small to decay by an eighth drops to
+ * zero.
  *
  * When the deepest state's target residency is below the tick period, an
  * extra bin starting at the tick period counts only hits.  It tells how often
@@ -75,8 +76,8 @@
  * period and the chosen state neither polls nor is one of the few-microsecond
  * states next to a polling state 0 (x86); for a state shallower than the
  * tick period, the intercepts that came within a tick period must also be
- * no more than five eighths of the recent wakeups.  When the tick is kept, the chosen state also has to fit
- * into the time until the next tick.
+ * no more than five eighths of the recent wakeups.  When the tick is kept,
+ * the chosen state also has to fit into the time until the next tick.
  *
  * The governor deliberately does not look at CPU utilization (a busy CPU
  * can still have long idle periods and an idle one short ones) and keeps no
