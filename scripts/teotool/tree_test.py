@@ -80,7 +80,7 @@ class EditsTest(unittest.TestCase):
         self.assertEqual(len(edits), len(set(edits)))
         self.assertEqual(set(edits), set(paths.EDITS.glob("*.patch")))
         names = [e.name for e in edits]
-        # 70-teo-trace names maintainers-trace.patch, 85-selftests
+        # 70-teo-trace names maintainers-trace.patch, 89-selftests
         # maintainers-selftests.patch, 90-docs maintainers-docs.patch: the
         # three edits of MAINTAINERS apply only in that order.
         self.assertLess(names.index("maintainers-trace.patch"),
