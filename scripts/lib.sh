@@ -135,9 +135,15 @@ teo_signal() {
 }
 
 # Stop process group $1 (TERM, then KILL after 10 s) and reap its leader.
+# A child that has not yet run setsid has no group of its own: it is
+# stopped by its pid (under strace that window is wide enough to hit).
 stop_group() {
 	local pid=$1 i
-	kill -TERM -- "-$pid" 2>/dev/null || return 0
+	if ! kill -TERM -- "-$pid" 2>/dev/null; then
+		kill -TERM "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+		return 0
+	fi
 	for i in 1 2 3 4 5 6 7 8 9 10; do
 		kill -0 -- "-$pid" 2>/dev/null || break
 		sleep 1

@@ -156,24 +156,34 @@ class LockTest(ScratchTest):
         the lock (lib.sh)."""
         script = ('. "$1"; t=$(mktemp -d "$2/sig.XXXXXX"); remove_at_exit "$t"\n'
                   'build_lock; spawn_group sleep 300; echo "$teo_last" > "$2/child"; wait')
-        victim = self.start(["bash", "-c", script, "sig-test", LIB, str(self.tmp)],
-                            stderr=subprocess.PIPE)
-        self.check_stopped(victim, 143)
+        self.check_stopped(["bash", "-c", script, "sig-test", LIB, str(self.tmp)], 143)
+
+    def test_bash_sigterm_before_setsid(self) -> None:
+        """A signal that comes before the child has its own group (here a
+        setsid slowed down by two seconds) still stops the child."""
+        script = ('. "$1"; setsid() { sleep 2; command setsid "$@"; }\n'
+                  'spawn_group sleep 300; echo "$teo_last" > "$2/child"; wait')
+        self.check_stopped(["bash", "-c", script, "sig-test", LIB, str(self.tmp)], 143)
 
     def test_python_sigterm_cleanup(self) -> None:
         """The same for a Python command (process.py)."""
-        victim = self.start([sys.executable, "-c", PYTHON_VICTIM, str(paths.SCRIPTS),
-                             str(self.tmp)], stderr=subprocess.PIPE)
-        self.check_stopped(victim, 143)
+        self.check_stopped([sys.executable, "-c", PYTHON_VICTIM, str(paths.SCRIPTS),
+                            str(self.tmp)], 143)
 
-    def check_stopped(self, victim: "subprocess.Popen[str]", want: int) -> None:
+    def check_stopped(self, argv: List[str], want: int) -> None:
+        """Start argv, SIGTERM it once it has named its child, and check
+        what it left.  Its stderr goes to a file: a surviving child that
+        held a pipe would block the read instead of failing the test."""
         child_file = self.tmp / "child"
-        self.assertTrue(wait_for(lambda: child_file.exists() and child_file.read_text().strip()))
-        child = int(child_file.read_text())
-        os.kill(victim.pid, signal.SIGTERM)
-        self.assertEqual(victim.wait(timeout=30), want)
-        assert victim.stderr is not None
-        err = victim.stderr.read()
+        with open(self.tmp / "stderr", "w+") as stderr:
+            victim = self.start(argv, stderr=stderr)
+            self.assertTrue(wait_for(lambda: child_file.exists()
+                                     and child_file.read_text().strip()))
+            child = int(child_file.read_text())
+            os.kill(victim.pid, signal.SIGTERM)
+            self.assertEqual(victim.wait(timeout=30), want)
+            stderr.seek(0)
+            err = stderr.read()
         try:
             self.assertFalse(alive(child), "the child survived")
         finally:
