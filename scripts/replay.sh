@@ -14,7 +14,9 @@ FUZZ_SEED=1
 # trace events recording).
 MUST_PASS=oracle,teo,teo-traced
 GATES=$LAB/gates.conf
+KNOWN=$LAB/known-misses
 INTENDED=$LAB/intended-differences
+MUTANT_DIR=$TEO_REPO/tools/teo-mutants
 KUNIT_SRC=$TEO_REPO/drivers/cpuidle/governors/tests/teo_kunit.c
 SCENARIO_FAMILIES="S1 S2 S3 S4 S5 S6 S7 S8 S9 P X"
 
@@ -30,25 +32,33 @@ Commands:
         source given with --gov; write report.md, results.tsv and SVG plots
         to DIR (default \$TEO_CACHE/replay/report) and print the report.
   check [--targets]
-        The gates (exit 1 on a failure): the oracle gate, the regression gate
-        against every baseline (tools/idle-replay/gates.conf), the intended
-        differences from the base teo (tools/idle-replay/intended-differences),
+        The gates (exit 1 on a failure): the oracle gate, the targets against
+        every baseline and the work target of closed loops
+        (tools/idle-replay/gates.conf) with the documented misses
+        (tools/idle-replay/known-misses), the intended differences from the
+        base teo (tools/idle-replay/intended-differences), each with a
+        mutant of tools/teo-mutants that must diverge from ours,
         the randomized contract check under ASan/UBSan ($FUZZ_DECISIONS
         decisions per governor), the trace gate (our teo.c with its trace
         calls compiled out and with them recording must decide alike
         everywhere, and the recorded events must match the decisions),
-        bad-input, converter and tooling tests.
+        bad-input, converter and tooling tests, and the gates' negative tests.
         --targets: the targets are a gate too.
   targets
         The targets table our teo is judged by; exit 1 if one is missed.
-  diff OLD.c NEW.c
-        Compile two governor sources (each with the headers next to it, so
-        a kernel tree's teo.c builds with that tree's gov.h) and compare
-        their state and tick decisions at every step of every scenario on
-        every table and on random tables.  Prints the first divergences and
-        one line: "differential: R runs, D decisions, N divergent" (N counts
-        the runs and random cases that diverge anywhere); exits 0 whether or
-        not they diverge, 1 on an error.  Proves "no functional change".
+  diff [--counts FILE] OLD.c NEW.c [NEWER.c ...]
+        Compile governor sources (each with the headers next to it, so a
+        kernel tree's teo.c builds with that tree's gov.h) and compare the
+        state and tick decisions of each with the next at every step of
+        every scenario on every table and on random tables.  Prints the
+        first divergences and, per pair, one line with the runs, decisions
+        and divergent runs of the scenarios and of the random tables;
+        exits 0 whether or not they diverge, 1 on an error.  Proves "no
+        functional change"; a chain (a patch series) takes one build.
+        --counts: write the same counts to FILE as a tab-separated table,
+        one row per pair (old, new, runs, decisions, divergent,
+        random_cases, random_decisions, random_divergent), for programs:
+        the lines are for people.
   overhead [--rounds N]
         ns per select+reflect of each governor, side by side (informational).
   convert [--hz N] [--platform NAME|FILE] INPUT OUTPUT
@@ -174,6 +184,7 @@ tree_xy() {
 
 extra=""		# label=path ... of --gov
 extra_labels=" "
+mutants=""		# label=path ... of the intended differences' mutants
 
 # A usage error naming $2 unless file $1 is the source of a cpuidle
 # governor (what the lab's shim can build): anything else would fail only
@@ -238,13 +249,42 @@ seed001_source() {
 build() {
 	local key out jobs=2
 	need_cmd make gcc sha1sum
-	key=$(printf '%s\n%s\n%s\n%s\n' "$LAB" "$base" "$mainline" "$extra" | sha1sum | cut -c1-12)
+	key=$(printf '%s\n%s\n%s\n%s\n%s\n' "$LAB" "$base" "$mainline" "$extra" "$mutants" |
+		sha1sum | cut -c1-12)
 	out=$TEO_CACHE/replay/build-$key
 	mkdir -p "$out" 2>/dev/null || die "cannot create $out; set TEO_CACHE to a writable folder"
 	make -s -j"$jobs" -C "$LAB" BASE="$base" MAINLINE="$mainline" O="$out" \
-		GOV_EXTRA="${extra# }" "${@/#/$out/}" >&2 ||
+		GOV_EXTRA="${extra# }" GOV_MUTANTS="${mutants# }" "${@/#/$out/}" >&2 ||
 		die "building the replay lab failed"
 	printf '%s\n' "$out"
+}
+
+# Our teo.c (with teo.h) with the mutant of each difference listed in
+# intended-differences applied, one copy per mutant in the cache; adds
+# "mutant-ID=path" to $mutants for the build.  A listed ID without a mutant
+# is left to the gate, which names it.
+prepare_mutants() {
+	local id rest m key dir gov=drivers/cpuidle/governors
+	need_cmd patch sha1sum
+	while read -r id rest; do
+		case $id in ""|"#"*) continue ;; esac
+		m=$MUTANT_DIR/$id.patch
+		if ! [[ $id =~ ^[A-Za-z0-9_-]+$ ]] || [ ! -f "$m" ]; then
+			continue
+		fi
+		key=$(cat "$TEO_REPO/$gov/teo.c" "$TEO_REPO/$gov/teo.h" "$m" | sha1sum | cut -c1-12)
+		dir=$TEO_CACHE/replay/mutants/$id-$key
+		if [ ! -f "$dir/$gov/teo.c" ]; then
+			rm -rf "$dir.tmp"
+			mkdir -p "$dir.tmp/$gov"
+			cp "$TEO_REPO/$gov/teo.c" "$TEO_REPO/$gov/teo.h" "$dir.tmp/$gov/"
+			patch -s -f -p1 --no-backup-if-mismatch -d "$dir.tmp" -i "$m" >/dev/null ||
+				{ rm -rf "$dir.tmp"; die "mutant $m does not apply to $gov/teo.c"; }
+			rm -rf "$dir"
+			mv "$dir.tmp" "$dir"
+		fi
+		mutants="$mutants mutant-$id=$dir/$gov/teo.c"
+	done < "$INTENDED"
 }
 
 # Find the trees: base, and mainline ($1: fetch, or cached).
@@ -330,7 +370,8 @@ cmd_report() {
 	tmp=$(mktemp -d "$out.tmp.XXXXXX") || die "cannot write next to $out"
 	# Write everything aside and swap it in, so a failure leaves no report.
 	if ! "$bin" report --out "$tmp" --jobs 2 "${data_args[@]}" "${args[@]}" \
-		--gates "$GATES" --intended "$INTENDED" --kunit "$KUNIT_SRC" >&2 ||
+		--gates "$GATES" --known-misses "$KNOWN" \
+		--intended "$INTENDED" --kunit "$KUNIT_SRC" >&2 ||
 	   ! (cd "$tmp" && gnuplot plots.gp); then
 		rm -rf "$tmp"
 		die "the report failed; nothing was written"
@@ -374,6 +415,8 @@ cmd_overhead() {
 # The check's steps and the tooling tests.
 # shellcheck source=tools/idle-replay/tests/tooling.sh
 . "$LAB/tests/tooling.sh"
+# shellcheck source=tools/idle-replay/tests/gates.sh
+. "$LAB/tests/gates.sh"
 
 cmd_check() {
 	local out dir targets=() start=$SECONDS fuzz_pid trace_pid rc=0 trc=0
@@ -387,6 +430,7 @@ cmd_check() {
 	done
 	trees fetch
 	corpus
+	prepare_mutants
 	out=$(build idle-replay idle-replay-asan) || exit 1
 	note "built the lab ($((SECONDS - start)) s)"
 	dir=$TEO_CACHE/replay/check
@@ -434,32 +478,56 @@ abs_file() {
 }
 
 cmd_diff() {
-	local old new bin log counts
+	local bin log tsv counts='' src i n a b runs dec div rcases rdec rdiv
+	local -a srcs=()
 	[ "${1:-}" != --help ] || { usage; exit 0; }
-	[ $# -eq 2 ] || usage_error "diff needs OLD.c and NEW.c"
-	old=$(abs_file "$1" "diff OLD") || exit 2
-	new=$(abs_file "$2" "diff NEW") || exit 2
-	case "$old$new" in
-	*[[:space:]=]*) usage_error "diff: paths must not contain spaces or '='" ;;
-	esac
+	if [ "${1:-}" = --counts ]; then
+		[ $# -ge 2 ] || usage_error "--counts needs a file"
+		counts=$2
+		shift 2
+	fi
+	[ $# -ge 2 ] || usage_error "diff needs OLD.c and NEW.c"
+	for src in "$@"; do
+		src=$(abs_file "$src" "diff") || exit 2
+		srcs+=("$src")
+	done
+	extra=""
+	for i in "${!srcs[@]}"; do
+		case ${srcs[i]} in
+		*[[:space:]=]*) usage_error "diff: paths must not contain spaces or '='" ;;
+		esac
+		extra="$extra g$i=${srcs[i]}"
+	done
 	trees cached
 	corpus
-	extra="old=$old new=$new"
+	# One build for the whole chain: the lab compiles every source once.
 	bin=$(build idle-replay)/idle-replay || exit 1
 	log=$(mktemp)
-	if ! "$bin" diff --diff old,new "${data_args[@]}" >"$log" 2>&1; then
-		sed 's/^/    /' "$log" | head -20 >&2
-		rm -f "$log"
-		die "the differential run failed"
-	fi
-	grep -E '^DIVERGENCE' -A6 "$log" | head -40 || true
-	counts=$(awk '
-		/^differential old vs new: / { runs = $5; dec = $10; div += $13; n++ }
-		/^differential old vs new on random tables: / { div += $(NF - 1); n++ }
-		END { if (n == 2) printf "differential: %d runs, %d decisions, %d divergent\n", runs, dec, div }' "$log")
-	rm -f "$log"
-	[ -n "$counts" ] || die "the differential printed no counts"
-	printf '%s\n' "$counts"
+	tsv=$(mktemp)
+	n=$((${#srcs[@]} - 1))
+	[ -z "$counts" ] ||
+		printf 'old\tnew\truns\tdecisions\tdivergent\trandom_cases\trandom_decisions\trandom_divergent\n' \
+			> "$counts" || die "cannot write $counts"
+	for ((i = 0; i < n; i++)); do
+		a=g$i
+		b=g$((i + 1))
+		if ! "$bin" diff --diff "$a,$b" --out "$tsv" "${data_args[@]}" >"$log" 2>&1; then
+			sed 's/^/    /' "$log" | head -20 >&2
+			rm -f "$log" "$tsv"
+			die "the differential run of ${srcs[i]} and ${srcs[i + 1]} failed"
+		fi
+		[ "$n" = 1 ] || printf '%s -> %s\n' "${srcs[i]}" "${srcs[i + 1]}"
+		grep -E '^DIVERGENCE' -A6 "$log" | head -40 || true
+		# The counts come from the tool's table, never from its display.
+		{ read -r _ && read -r runs dec div rcases rdec rdiv; } < "$tsv" ||
+			{ rm -f "$log" "$tsv"; die "the differential wrote no counts"; }
+		[ -z "$counts" ] ||
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${srcs[i]}" "${srcs[i + 1]}" \
+				"$runs" "$dec" "$div" "$rcases" "$rdec" "$rdiv" >> "$counts"
+		printf 'differential: %d runs, %d decisions, %d divergent (random tables: %d cases, %d decisions, %d divergent)\n' \
+			"$runs" "$dec" "$div" "$rcases" "$rdec" "$rdiv"
+	done
+	rm -f "$log" "$tsv"
 }
 
 # --- convert, run, list --------------------------------------------------------

@@ -59,6 +59,10 @@ static const struct {
 	{ "gates", offsetof(struct cli, gates) },
 	{ "intended", offsetof(struct cli, intended) },
 	{ "kunit", offsetof(struct cli, kunit) },
+	{ "known-misses", offsetof(struct cli, known) },
+	{ "draft-misses", offsetof(struct cli, draft) },
+	{ "ours", offsetof(struct cli, ours) },
+	{ "mutants", offsetof(struct cli, mutants) },
 };
 
 static void set_opt(struct cli *c, const char *opt, const char *v)
@@ -124,10 +128,14 @@ struct cli cli_parse(int argc, char **argv, const char *allowed)
 			die("option %s needs a value", a);
 		set_opt(&c, a + 2, argv[++i]);
 	}
-	/* By default every governor but the twin, which only the trace gate uses. */
+	/*
+	 * By default every governor but the twin and the mutants, which only
+	 * the trace gate and the intended-differences gate use.
+	 */
 	if (!c.ngov)
 		for (i = 0; i < replay_ngovs; i++)
-			if (replay_govs[i].role != ROLE_TWIN)
+			if (replay_govs[i].role != ROLE_TWIN &&
+			    replay_govs[i].role != ROLE_MUTANT)
 				c.gov[c.ngov++] = &replay_govs[i];
 	if (!c.ndata)
 		c.data[c.ndata++] = REPLAY_DATA_DIR;

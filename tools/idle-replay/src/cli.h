@@ -19,6 +19,10 @@ struct cli {
 	const char *gates;	/* regression gate thresholds file */
 	const char *intended;	/* intended differences file */
 	const char *kunit;	/* KUnit source the intended differences name */
+	const char *known;	/* documented misses of the targets */
+	const char *draft;	/* write every miss in known-misses' format */
+	const char *mutants;	/* folder of the mutants the differences name */
+	const char *ours;	/* judge this governor as ours (the gates' tests) */
 	u64 decisions, seed, jobs, rounds;
 	int hz;
 	bool targets;		/* --targets: the targets are a gate too */

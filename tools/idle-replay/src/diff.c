@@ -10,15 +10,14 @@
  * also tell the truth about every decision (events.c).
  */
 
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "replay.h"
 #include "cli.h"
 #include "run.h"
-
-/* Decisions per random case. */
-#define RANDOM_CASE	2000
 
 /* Checked in B's decisions when set (diff --events). */
 static struct event_stats *diff_events;
@@ -53,9 +52,12 @@ static bool diff_one(const struct scenario *s, const struct platform *p,
 	return at < 0;
 }
 
-/* The differential on @cases random tables; the number that diverge. */
+/*
+ * The differential on @cases random tables; the number that diverge, and
+ * the decisions each governor made in *@decisions if that is not NULL.
+ */
 u64 random_differential(const struct gov_entry *a, const struct gov_entry *b,
-			u64 cases, u64 seed, FILE *log)
+			u64 cases, u64 seed, FILE *log, u64 *decisions)
 {
 	struct scenario *s = xcalloc(1, sizeof(*s));
 	struct platform p;
@@ -70,9 +72,32 @@ u64 random_differential(const struct gov_entry *a, const struct gov_entry *b,
 		fprintf(log, "differential %s vs %s on random tables: %llu cases, %llu decisions each, %llu divergent\n",
 			a->label, b->label, (unsigned long long)cases,
 			(unsigned long long)dec, (unsigned long long)div);
+	if (decisions)
+		*decisions = dec;
 	free(s->ctl);
 	free(s);
 	return div;
+}
+
+/*
+ * The counts of a differential as one tab-separated row under its header,
+ * for the programs that use them (scripts/series.sh): the display lines
+ * above are for people and may change.
+ */
+static void write_counts(const char *path, u64 runs, u64 dec, u64 div,
+			 u64 rcases, u64 rdec, u64 rdiv)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		die("cannot write %s: %s", path, strerror(errno));
+	fprintf(f, "runs\tdecisions\tdivergent\trandom_cases\trandom_decisions\trandom_divergent\n");
+	fprintf(f, "%llu\t%llu\t%llu\t%llu\t%llu\t%llu\n",
+		(unsigned long long)runs, (unsigned long long)dec,
+		(unsigned long long)div, (unsigned long long)rcases,
+		(unsigned long long)rdec, (unsigned long long)rdiv);
+	if (fclose(f))
+		die("cannot write %s: %s", path, strerror(errno));
 }
 
 static void pick_pair(const struct cli *c, const struct gov_entry **a,
@@ -95,18 +120,19 @@ static void pick_pair(const struct cli *c, const struct gov_entry **a,
 
 /*
  * Prints the first divergences, then "differential A vs B: R scenario x
- * platform runs, D decisions each, N divergent" and the random-table line.
+ * platform runs, D decisions each, N divergent" and the random-table line;
+ * with --out FILE writes the same counts there as a table (write_counts).
  * Exit 0 whether or not they diverge.
  */
 int cmd_diff(int argc, char **argv)
 {
 	struct cli c = cli_parse(argc, argv,
-				 "data diff scenario platform decisions seed events");
+				 "data diff scenario platform decisions seed events out");
 	struct event_stats *es = NULL;
 	const struct gov_entry *ga, *gb;
 	struct scenario *sc;
 	struct platform *ps;
-	u64 runs = 0, dec = 0, div = 0;
+	u64 runs = 0, dec = 0, div = 0, rcases, rdec, rdiv;
 	int ns, np, i, j;
 	struct timespec t0, t1;
 
@@ -123,9 +149,11 @@ int cmd_diff(int argc, char **argv)
 					 div < 5 ? stdout : NULL);
 		}
 	}
-	random_differential(ga, gb, c.decisions ? c.decisions / RANDOM_CASE : 1000,
-			    c.seed, stdout);
+	rcases = c.decisions ? c.decisions / RANDOM_CASE : 1000;
+	rdiv = random_differential(ga, gb, rcases, c.seed, stdout, &rdec);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+	if (c.out)
+		write_counts(c.out, runs, dec, div, rcases, rdec, rdiv);
 	printf("differential %s vs %s: %llu scenario x platform runs, %llu decisions each, %llu divergent\n",
 	       ga->label, gb->label, (unsigned long long)runs,
 	       (unsigned long long)dec, (unsigned long long)div);
@@ -139,4 +167,44 @@ int cmd_diff(int argc, char **argv)
 	free(ps);
 	scenarios_free(sc, ns);
 	return 0;
+}
+
+/*
+ * The first run in which @b decides otherwise than @a: every scenario on
+ * every table in turn, then @cases random cases.  True if one diverges,
+ * with its name in @where; @runs counts the runs and cases compared.
+ */
+bool first_divergent_run(const struct gov_entry *a, const struct gov_entry *b,
+			 const struct scenario *sc, int ns,
+			 const struct platform *ps, int np, u64 cases, u64 seed,
+			 char *where, size_t n, u64 *runs)
+{
+	struct scenario *s;
+	struct platform p;
+	u64 dec = 0, k;
+	int i, j;
+
+	*runs = 0;
+	for (i = 0; i < ns; i++) {
+		for (j = 0; j < np; j++) {
+			++*runs;
+			if (!diff_one(&sc[i], &ps[j], a, b, 0, &dec, NULL)) {
+				snprintf(where, n, "%s on %s", sc[i].name, ps[j].name);
+				return true;
+			}
+		}
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->ctl = xcalloc(RANDOM_CTL_MAX, sizeof(*s->ctl));
+	for (k = 0; k < cases; k++) {
+		++*runs;
+		random_case(seed, k, &p, s);
+		if (!diff_one(s, &p, a, b, RANDOM_CASE, &dec, NULL)) {
+			snprintf(where, n, "random case %llu", (unsigned long long)k);
+			break;
+		}
+	}
+	free(s->ctl);
+	free(s);
+	return k < cases;
 }

@@ -50,7 +50,7 @@ static const char usage[] =
 static int cmd_list(int argc, char **argv)
 {
 	static const char *const role[] = {
-		"oracle", "ours", "base", "mainline", "extra", "twin"
+		"oracle", "ours", "base", "mainline", "extra", "twin", "mutant"
 	};
 	struct cli c = cli_parse(argc, argv, "data");
 	struct scenario *sc;

@@ -197,10 +197,13 @@ int trace_convert(FILE *in, const char *name, FILE *out, int hz,
  * a baseline from the base tree or from the newest mainline tree, an extra
  * source given on the command line (shown, never a baseline), or the twin:
  * ours built with its trace events recording, which only the trace gate
- * runs (diff --events) and no report or gate shows.
+ * runs (diff --events) and no report or gate shows, or a mutant: ours with
+ * one rule reverted (tools/teo-mutants), which only the intended-differences
+ * gate runs against ours.
  */
 enum gov_role {
-	ROLE_ORACLE, ROLE_OURS, ROLE_BASE, ROLE_MAINLINE, ROLE_EXTRA, ROLE_TWIN
+	ROLE_ORACLE, ROLE_OURS, ROLE_BASE, ROLE_MAINLINE, ROLE_EXTRA, ROLE_TWIN,
+	ROLE_MUTANT
 };
 
 struct gov_entry {
@@ -224,6 +227,7 @@ const struct gov_entry *gov_find(const char *label);
 const struct gov_entry *gov_by_role(enum gov_role role, const char *kind);
 bool gov_is_baseline(const struct gov_entry *g);
 bool gov_in_reference(const struct gov_entry *g);
+void gov_judge_as_ours(const char *label);
 void govs_init(void);
 
 /*

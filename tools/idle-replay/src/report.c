@@ -219,7 +219,8 @@ static void intro(FILE *f, const struct corpus *c)
 		static const char *const role[] = {
 			"the lab's oracle", "ours", "baseline, base tree",
 			"baseline, mainline tree", "extra",
-			"ours with its trace events recording"
+			"ours with its trace events recording",
+			"ours with one rule reverted"
 		};
 
 		fprintf(f, "- `%s`: %s (%s)\n", c->gov[g]->label,
@@ -227,21 +228,37 @@ static void intro(FILE *f, const struct corpus *c)
 	}
 }
 
+/* Everything the report, the check and the targets share. */
+struct evaluation {
+	struct corpus c;
+	struct fam_stats fs;
+	struct gate_conf gc;
+	struct known_misses km;
+	bool has_known;
+	struct miss_tally tally;
+	struct intended *d;
+	int nd;
+	u64 random_div;
+};
+
 struct gate_results {
 	int oracle, targets, regression, intended;
 };
 
-static void write_report(FILE *f, const struct corpus *c,
-			 const struct fam_stats *fs, const struct gate_conf *gc,
-			 const struct intended *d, int nd, u64 random_div,
-			 struct gate_results *gr)
+static void write_report(FILE *f, struct evaluation *ev, struct gate_results *gr)
 {
-	int fi;
+	const struct corpus *c = &ev->c;
+	const struct fam_stats *fs = &ev->fs;
+	const struct intended *d = ev->d;
+	int fi, nd = ev->nd;
+	u64 random_div = ev->random_div;
 
 	intro(f, c);
 	corpus_section(f, c);
 	gr->targets = targets_section(f, c, fs);
-	gr->regression = regression_gate(f, c, fs, gc);
+	gr->regression = regression_gate(f, c, fs, &ev->gc,
+					 ev->has_known ? &ev->km : NULL, &ev->tally);
+	work_section(f, c, &ev->gc, &ev->tally);
 	gr->oracle = oracle_gate(f, c);
 	gr->intended = intended_section(f, c, d, nd, random_div);
 	trap_section(f, c);
@@ -286,28 +303,22 @@ static void corpus_setup(struct corpus *c, const struct cli *cl)
 	}
 }
 
-u64 random_differential(const struct gov_entry *a, const struct gov_entry *b,
-			u64 cases, u64 seed, FILE *log);
-
-/* Everything the report, the check and the targets share. */
-struct evaluation {
-	struct corpus c;
-	struct fam_stats fs;
-	struct gate_conf gc;
-	struct intended *d;
-	int nd;
-	u64 random_div;
-};
-
 /* The corpus pass, the family statistics and what the gates read. */
 static struct evaluation *evaluate(const struct cli *cl)
 {
 	struct evaluation *ev = xcalloc(1, sizeof(*ev));
-	const struct gov_entry *ours = gov_by_role(ROLE_OURS, NULL);
-	const struct gov_entry *base = gov_by_role(ROLE_BASE, "teo");
+	const struct gov_entry *ours, *base = gov_by_role(ROLE_BASE, "teo");
 
 	if (cl->gates && gates_load(cl->gates, &ev->gc))
 		die("%s: bad regression gate file (see above)", cl->gates);
+	if (cl->known) {
+		if (known_misses_load(cl->known, &ev->km))
+			die("%s: bad documented-misses file (see above)", cl->known);
+		ev->has_known = true;
+	}
+	if (cl->ours)
+		gov_judge_as_ours(cl->ours);
+	ours = gov_by_role(ROLE_OURS, NULL);
 	if (cl->intended) {
 		ev->nd = intended_load(cl->intended, cl->kunit ? cl->kunit :
 				       "drivers/cpuidle/governors/tests/teo_kunit.c",
@@ -316,16 +327,20 @@ static struct evaluation *evaluate(const struct cli *cl)
 			die("%s: bad intended-differences file (see above)", cl->intended);
 	}
 	corpus_setup(&ev->c, cl);
+	ev->tally.all_tables = !cl->platform;
 	corpus_run(&ev->c, (int)cl->jobs);
 	fam_stats_build(&ev->c, &ev->fs);
 	if (cl->intended && ours && base)
-		ev->random_div = random_differential(ours, base, 1000, cl->seed, NULL);
+		ev->random_div = random_differential(ours, base, cl->decisions ?
+						     cl->decisions / RANDOM_CASE : 1000,
+						     cl->seed, NULL, NULL);
 	return ev;
 }
 
 static void evaluation_free(struct evaluation *ev)
 {
 	fam_stats_free(&ev->fs);
+	known_misses_free(&ev->km);
 	free(ev->d);
 	free(ev->c.res);
 	free(ev->c.ps);
@@ -336,7 +351,7 @@ static void evaluation_free(struct evaluation *ev)
 int cmd_report(int argc, char **argv)
 {
 	struct cli cl = cli_parse(argc, argv,
-		"data out gov scenario platform jobs gates intended kunit seed");
+		"data out gov scenario platform jobs gates intended kunit seed known-misses ours");
 	struct evaluation *ev;
 	struct gate_results gr;
 	FILE *f;
@@ -346,9 +361,12 @@ int cmd_report(int argc, char **argv)
 	if (mkdir(cl.out, 0777) && errno != EEXIST)
 		die("cannot create %s: %s", cl.out, strerror(errno));
 	ev = evaluate(&cl);
+	ev->tally.draft = report_file(cl.out, "misses.tsv");
+	misses_tsv_head(ev->tally.draft);
 	f = report_file(cl.out, "report.md");
-	write_report(f, &ev->c, &ev->fs, &ev->gc, ev->d, ev->nd, ev->random_div, &gr);
+	write_report(f, ev, &gr);
 	fclose(f);
+	fclose(ev->tally.draft);
 	f = report_file(cl.out, "results.tsv");
 	write_tsv(f, &ev->c);
 	fclose(f);
@@ -384,18 +402,34 @@ static void show_divergences(const struct corpus *c, int most)
 int cmd_check(int argc, char **argv)
 {
 	struct cli cl = cli_parse(argc, argv,
-		"data gov scenario platform jobs gates intended kunit seed targets");
+		"data gov scenario platform jobs gates intended kunit seed targets known-misses draft-misses ours mutants decisions");
 	struct evaluation *ev = evaluate(&cl);
 	int failed = 0, missed;
 
+	if (cl.draft) {
+		ev->tally.draft = fopen(cl.draft, "w");
+		if (!ev->tally.draft)
+			die("cannot write %s: %s", cl.draft, strerror(errno));
+		misses_tsv_head(ev->tally.draft);
+	}
 	show_divergences(&ev->c, 5);
 	failed += oracle_gate(stdout, &ev->c) ? 1 : 0;
-	failed += regression_gate(stdout, &ev->c, &ev->fs, &ev->gc) ? 1 : 0;
-	failed += intended_section(stdout, &ev->c, ev->d, ev->nd, ev->random_div) ? 1 : 0;
+	failed += regression_gate(stdout, &ev->c, &ev->fs, &ev->gc,
+				  ev->has_known ? &ev->km : NULL, &ev->tally) ? 1 : 0;
+	if (ev->tally.draft && fclose(ev->tally.draft))
+		die("cannot write %s: %s", cl.draft, strerror(errno));
+	if (cl.intended)
+		failed += intended_section(stdout, &ev->c, ev->d, ev->nd,
+					   ev->random_div) ? 1 : 0;
+	if (cl.intended && cl.mutants)
+		failed += mutants_gate(stdout, &ev->c, ev->d, ev->nd, cl.mutants,
+				       cl.decisions ? cl.decisions / 2000 : 1000,
+				       cl.seed) ? 1 : 0;
 	missed = targets_section(stdout, &ev->c, &ev->fs);
 	if (cl.targets && missed)
 		failed++;
-	printf("\ngates: %d of %d failed%s\n", failed, cl.targets ? 4 : 3,
+	printf("\ngates: %d of %d failed%s\n", failed,
+	       2 + !!cl.intended + !!(cl.intended && cl.mutants) + cl.targets,
 	       cl.targets ? " (targets included)" : " (targets reported, not gated)");
 	evaluation_free(ev);
 	return failed ? 1 : 0;
@@ -404,7 +438,7 @@ int cmd_check(int argc, char **argv)
 /* The targets alone: exit 1 if any is missed. */
 int cmd_targets(int argc, char **argv)
 {
-	struct cli cl = cli_parse(argc, argv, "data gov scenario platform jobs seed");
+	struct cli cl = cli_parse(argc, argv, "data gov scenario platform jobs seed ours");
 	struct evaluation *ev = evaluate(&cl);
 	int missed = targets_section(stdout, &ev->c, &ev->fs);
 

@@ -261,21 +261,38 @@ void speed_section(FILE *f, const struct corpus *c)
 	}
 }
 
+/* Work items served, and the time share of each state used: NAME=PCT;... */
+static void tsv_tail(FILE *f, const struct platform *p, const struct result *r)
+{
+	const char *sep = "";
+	int i;
+
+	fprintf(f, "\t%llu\t", (unsigned long long)r->items);
+	for (i = 0; i < p->drv.state_count; i++) {
+		if (r->share[i] < 0.05)
+			continue;
+		fprintf(f, "%s%s=%.1f", sep, p->names[i], r->share[i]);
+		sep = ";";
+	}
+	fputc('\n', f);
+}
+
 void write_tsv(FILE *f, const struct corpus *c)
 {
 	size_t i, n = (size_t)c->ns * c->np * c->ng;
 
-	fprintf(f, "scenario\tfamily\tloop\tplatform\tgovernor\tdecisions\tenergy_pct\twork_pct\tmiss_pct\tabove_pct\tbelow_pct\tlat_mean_us\tlat_p99_us\twrong_tick_pct\tadapt_entries\ttvd_pct\ttrap_s\ttrap_pct\n");
+	fprintf(f, "scenario\tfamily\tloop\tplatform\tgovernor\tdecisions\tenergy_pct\twork_pct\tmiss_pct\tabove_pct\tbelow_pct\tlat_mean_us\tlat_p99_us\twrong_tick_pct\tadapt_entries\ttvd_pct\ttrap_s\ttrap_pct\titems\tstate_shares\n");
 	for (i = 0; i < n; i++) {
 		const struct result *r = &c->res[i];
 		const struct scenario *s = &c->sc[r->s];
 
-		fprintf(f, "%s\t%s\t%s\t%s\t%s\t%llu\t%.3f\t%.3f\t%.4f\t%.4f\t%.4f\t%.3f\t%.1f\t%.3f\t%.2f\t%.2f\t%.1f\t%.1f\n",
+		fprintf(f, "%s\t%s\t%s\t%s\t%s\t%llu\t%.3f\t%.3f\t%.4f\t%.4f\t%.4f\t%.3f\t%.1f\t%.3f\t%.2f\t%.2f\t%.1f\t%.1f",
 			s->name, s->family, s->closed ? "closed" : "open",
 			c->ps[r->p].name, c->gov[r->g]->label,
 			(unsigned long long)r->decisions, r->energy_rel, r->work_rel,
 			r->miss, r->above, r->below, r->lat_mean, r->lat_p99,
 			r->tick_wrong, r->adapt, r->tvd, r->trap_s, r->trap_share);
+		tsv_tail(f, &c->ps[r->p], r);
 	}
 }
 

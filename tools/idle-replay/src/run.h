@@ -46,21 +46,61 @@ struct fam_stats {
 void fam_stats_build(const struct corpus *c, struct fam_stats *fs);
 void fam_stats_free(struct fam_stats *fs);
 
-/* Regression gate thresholds, per baseline role and kind. */
+/* The targets against one baseline (role and kind): fixed bounds. */
 struct gate_rule {
 	enum gov_role role;
 	char kind[8];
-	char family[8];		/* "" for every family */
-	bool active;
 	double energy_pct, miss_pts, worst_pct;
 };
 
 struct gate_conf {
-	struct gate_rule r[64];
+	struct gate_rule r[8];
+	int n;
+	bool has_work;
+	double work_pct;	/* closed loops: ours >= best baseline less this */
+};
+
+bool family_known(const char *name);
+
+int gates_load(const char *path, struct gate_conf *gc);
+
+/* The documented misses of the targets (misses.c). */
+enum miss_metric { MM_ENERGY, MM_MISS, MM_TABLE_ENERGY, MM_WORK, NR_MISS_METRICS };
+
+struct known_miss {
+	char where[40];		/* family, or scenario for work */
+	char table[40];		/* "median" for the family medians */
+	char base[40];		/* baseline label, "best" for work */
+	int metric;
+	int line;
+	bool seen;		/* the run evaluated it */
+};
+
+struct known_misses {
+	const char *path;
+	struct known_miss *k;
 	int n;
 };
 
-int gates_load(const char *path, struct gate_conf *gc);
+/* Misses lines printed of each kind before "... and N more". */
+#define MISS_LINES	20
+
+struct miss_tally {
+	int evaluated, missed[NR_MISS_METRICS], listed, unlisted, stale, skipped;
+	bool all_tables;	/* every table of the corpus ran */
+	FILE *draft;		/* every miss in the list's format, or NULL */
+};
+
+int known_misses_load(const char *path, struct known_misses *km);
+void known_misses_free(struct known_misses *km);
+bool work_lost(const struct corpus *c, int s, int p, int ours, double pct,
+	       int *best);
+void misses_tsv_head(FILE *f);
+void work_section(FILE *f, const struct corpus *c, const struct gate_conf *gc,
+		  const struct miss_tally *t);
+int misses_gate(FILE *f, const struct corpus *c, const struct fam_stats *fs,
+		const struct gate_conf *gc, struct known_misses *km,
+		struct miss_tally *t);
 
 /* Intended differences of ours against the base tree's teo. */
 struct intended {
@@ -72,13 +112,22 @@ struct intended {
 int intended_load(const char *path, const char *kunit_src,
 		  struct intended **out);
 
+/* Decisions of one random table of the differential (diff.c). */
+#define RANDOM_CASE	2000
+
+u64 random_differential(const struct gov_entry *a, const struct gov_entry *b,
+			u64 cases, u64 seed, FILE *log, u64 *decisions);
+
 /* Each writes its section to @f and returns the number of failures. */
 int oracle_gate(FILE *f, const struct corpus *c);
 int targets_section(FILE *f, const struct corpus *c, const struct fam_stats *fs);
 int regression_gate(FILE *f, const struct corpus *c, const struct fam_stats *fs,
-		    const struct gate_conf *gc);
+		    const struct gate_conf *gc, struct known_misses *km,
+		    struct miss_tally *t);
 int intended_section(FILE *f, const struct corpus *c,
 		     const struct intended *d, int nd, u64 random_divergent);
+int mutants_gate(FILE *f, const struct corpus *c, const struct intended *d,
+		 int nd, const char *dir, u64 cases, u64 seed);
 void versus_section(FILE *f, const struct corpus *c, const struct fam_stats *fs,
 		    int fi);
 

@@ -1,0 +1,171 @@
+# SPDX-License-Identifier: GPL-2.0
+# Negative tests of the gates of 'scripts/replay.sh check': governors built
+# wrong on purpose (tests/gates/wrong-*.c) judged as if they were ours, and
+# documented-misses and intended-differences files that must fail.  Each
+# runs one scenario on one table, so the whole set takes about a minute.
+# Sourced by tests/tooling.sh.
+# shellcheck shell=bash
+# shellcheck disable=SC2154 # base, mainline, data_args, LAB, ...: replay.sh
+
+GT=$LAB/tests/gates
+
+# Build the lab with the wrong governors and the same-as-ours "mutant"
+# into a folder of the check's build folder $1 (kept, so only a change
+# rebuilds it); print the binary.
+gate_test_build() {
+	local out=$1/gate-tests ours=$TEO_REPO/drivers/cpuidle/governors/teo.c
+	make -s -j2 -C "$LAB" BASE="$base" MAINLINE="$mainline" O="$out" \
+		GOV_EXTRA="wrong-below=$GT/wrong-below.c wrong-deep=$GT/wrong-deep.c wrong-shallow=$GT/wrong-shallow.c" \
+		GOV_MUTANTS="mutant-same=$ours" "$out/idle-replay" >/dev/null 2>&1 &&
+		printf '%s\n' "$out/idle-replay"
+}
+
+# The baselines of this build, as --gov options.
+gate_test_baselines() {
+	"$1" list | awk '/^governors:/ { on = 1; next } /^[a-z]/ { on = 0 }
+		on && ($2 == "base" || $2 == "mainline") { printf "--gov %s ", $1 }'
+}
+
+# check of governor $2 (judged as ours) on scenario $3, table $4 with binary
+# $1 and the further options; the output to $gate_log, the exit status kept.
+gate_run() {
+	local bin=$1 gov=$2 sc=$3 table=$4
+	shift 4
+	# shellcheck disable=SC2046 # one word per option
+	"$bin" check --jobs 2 "${data_args[@]}" --gates "$GATES" --ours "$gov" \
+		--gov "$gov" $(gate_test_baselines "$bin") --scenario "$sc" \
+		--platform "$table" "$@" >"$gate_log" 2>&1
+}
+
+# Expect the last gate_run to have failed with exactly one line matching $1
+# (an extended regular expression); $2 says what the test shows.
+gate_expect_line() {
+	local rc=$1 want=$2 what=$3 n
+	n=$(grep -cE "$want" "$gate_log" || true)
+	if [ "$rc" != 0 ] && [ "$n" = 1 ]; then
+		result 0 "gate fails: $what: $(grep -E "$want" "$gate_log" | cut -c1-160)"
+	else
+		result 1 "gate: $what: wanted exit 1 and one line /$want/, got exit $rc and $n lines (log: $gate_log)"
+	fi
+}
+
+# The regression gate's own verdict line of the last gate_run.
+gate_verdict() {
+	grep -E '^\*\*(PASSED|FAILED)\*\*: [0-9]+ targets evaluated' "$gate_log" | cut -c1-12
+}
+
+# A known-misses file listing the misses of draft $1 (TSV of --draft-misses)
+# but those matching $2, with a cause.
+gate_list_from_draft() {
+	awk -F'\t' -v skip="${2:-^$}" 'NR > 1 && !($0 ~ skip) {
+		printf "%s %s %s %s the governor is built wrong on purpose (tests/gates)\n", $1, $2, $3, $4 }' "$1"
+}
+
+# A file must be refused before the corpus runs, with one line naming it.
+gate_refuses() {
+	local bin=$1 opt=$2 file=$3 want=$4 err rc=0
+	err=$("$bin" check "${data_args[@]}" --gates "$GATES" "$opt" "$file" \
+		--scenario s2-desktop-idle --platform i5-10600k 2>&1 >/dev/null) || rc=$?
+	if [ "$rc" != 0 ] && [[ $err == *"$file:"*"$want"* ]]; then
+		result 0 "gate refuses $(basename "$file"): $(printf '%s\n' "$err" | head -1 | cut -c1-150)"
+	else
+		result 1 "gate: $file must be refused with '$want', got exit $rc: $err"
+	fi
+}
+
+# $1: the check's build folder, $2: its output folder.
+gate_tests() {
+	local dir=$2/gates bin rc draft list met bteo
+	mkdir -p "$dir"
+	gate_log=$dir/gate.log
+	bin=$(gate_test_build "$1") || { result 1 "gate tests: the lab with the wrong governors does not build"; return; }
+	bteo=$("$bin" list | awk '$2 == "base" && $1 ~ /^teo-/ { print $1 }')
+
+	# The oracle gate: a governor that enters a disabled deep state comes
+	# out below the oracle in an open loop.
+	rc=0
+	gate_run "$bin" wrong-below s2-desktop-idle "$LAB/tests/data/off.plat" \
+		--known-misses /dev/null || rc=$?
+	gate_expect_line "$rc" '^- BELOW THE ORACLE: s2-desktop-idle on offstate, wrong-below' \
+		"a governor below the oracle"
+
+	# The work target: the deepest state on every hop of a token ring.
+	rc=0
+	gate_run "$bin" wrong-deep s3-pingpong-2cpu-w10 i5-10600k --known-misses /dev/null \
+		--draft-misses "$dir/deep.tsv" || rc=$?
+	gate_expect_line "$rc" "^- NOT LISTED: \`s3-pingpong-2cpu-w10 i5-10600k best work\`" \
+		"a governor that loses work in a closed loop"
+
+	# The energy targets: the shallowest state with the tick kept in an
+	# open loop of long idle periods.
+	rc=0
+	gate_run "$bin" wrong-shallow s2-desktop-idle i5-10600k --known-misses /dev/null \
+		--draft-misses "$dir/shallow.tsv" || rc=$?
+	gate_expect_line "$rc" "^- NOT LISTED: \`S2 median $bteo energy\`" \
+		"a governor that misses the median energy target against the base teo"
+
+	# Listing every miss with a cause lets the targets pass (the control
+	# of the next two tests) ...
+	list=$dir/shallow.known
+	gate_list_from_draft "$dir/shallow.tsv" > "$list"
+	rc=0
+	gate_run "$bin" wrong-shallow s2-desktop-idle i5-10600k --known-misses "$list" || rc=$?
+	draft=$(gate_verdict)
+	[ "$rc" = 0 ] && [ "$draft" = '**PASSED**: ' ] && [ -s "$list" ] || rc=1
+	result "$rc" "gate: the same misses, each listed with its cause, pass the targets ($(wc -l < "$list") lines)"
+
+	# ... but a miss left out fails, named with its key,
+	gate_list_from_draft "$dir/shallow.tsv" "^S2\tmedian\t$bteo\tenergy\t" > "$list"
+	rc=0
+	gate_run "$bin" wrong-shallow s2-desktop-idle i5-10600k --known-misses "$list" || rc=$?
+	gate_expect_line "$rc" "^- NOT LISTED: \`S2 median $bteo energy\`" "an unlisted miss"
+
+	# and so does a listed miss that no longer misses: a target our teo
+	# meets on this table, listed as missed.
+	rc=0
+	gate_run "$bin" teo s2-desktop-idle i5-10600k --known-misses /dev/null \
+		--draft-misses "$dir/teo.tsv" || true
+	gate_list_from_draft "$dir/teo.tsv" > "$list"
+	met=$("$bin" list | awk '/^governors:/ { on = 1; next } /^[a-z]/ { on = 0 }
+		on && ($2 == "base" || $2 == "mainline") { print $1 }' |
+	      while read -r gov; do
+		printf 'S2 median %s energy\nS2 median %s miss\nS2 i5-10600k %s table-energy\n' \
+			"$gov" "$gov" "$gov"
+	      done | while read -r key; do
+		grep -qF "$key " "$list" || { printf '%s\n' "$key"; break; }
+	      done)
+	printf '%s a miss that was fixed long ago, still listed\n' "$met" >> "$list"
+	gate_run "$bin" teo s2-desktop-idle i5-10600k --known-misses "$list" || rc=$?
+	gate_expect_line "$rc" "^- STALE: .*: \`$met\` no longer misses" "a stale listed miss"
+
+	# The intended differences: a listed difference whose mutant decides
+	# like ours, and one without a mutant.
+	rc=0
+	gate_run "$bin" teo s2-desktop-idle i5-10600k --known-misses /dev/null \
+		--intended "$GT/same.intended" --kunit "$KUNIT_SRC" --mutants "$GT/mutants" \
+		--decisions 20000 || rc=$?
+	gate_expect_line "$rc" '^- NO DIVERGENCE: same: mutant-same decides like teo' \
+		"a mutant that does not diverge"
+	rc=0
+	gate_run "$bin" teo s2-desktop-idle i5-10600k --known-misses /dev/null \
+		--intended "$GT/no-mutant.intended" --kunit "$KUNIT_SRC" --mutants "$GT/mutants" \
+		--decisions 20000 || rc=$?
+	gate_expect_line "$rc" '^- NO MUTANT: absent: no mutant ' "a listed difference without a mutant"
+	rc=0
+	gate_run "$bin" teo s2-desktop-idle i5-10600k --known-misses /dev/null \
+		--intended "$GT/property.intended" --kunit "$KUNIT_SRC" --mutants "$GT/mutants" \
+		--decisions 20000 || rc=$?
+	gate_expect_line "$rc" '^- NO MUTANT: property: .* is not a rule mutant' \
+		"a listed difference whose mutant is a property"
+
+	# Files that would let a miss through: no per-family bounds, no
+	# wildcards, no entry without a cause, no entry twice.
+	printf 'base teo S3 1.0 0.5 165.0\n' > "$dir/family.conf"
+	gate_refuses "$bin" --gates "$dir/family.conf" "no bounds per family"
+	printf 'S3 * teo-6.12 table-energy the closed loops lock in everywhere anyway\n' > "$dir/wild.known"
+	gate_refuses "$bin" --known-misses "$dir/wild.known" "no wildcards"
+	printf 'S3 dt-mt8195-big teo-6.12 table-energy\n' > "$dir/nocause.known"
+	gate_refuses "$bin" --known-misses "$dir/nocause.known" "the measured cause is missing"
+	printf 'S9 median teo-6.12 miss ours takes the deep state as menu does\nS9 median teo-6.12 miss ours takes the deep state as menu does\n' > "$dir/twice.known"
+	gate_refuses "$bin" --known-misses "$dir/twice.known" "the same miss is listed on line 1"
+}
