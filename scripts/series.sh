@@ -41,9 +41,11 @@ export  Commit the series on a git copy of the base tree and write 'git
         compares the governor before it (the base's own teo.c for the
         first) with the one after it (scripts/replay.sh diff).  A message
         that claims no functional change while decisions diverge is
-        refused; every commit that changes the governor gets one generated
-        line with its differential count on this base (its measured effect
-        is written by hand in its message).  The cover letter
+        refused, and so is one whose Differential: count for this base is
+        not the lab's or is missing from its message; nothing is appended
+        to a message (the counts go to a differentials.tsv that the
+        export names at its end).
+        The cover letter
         names the base (version and Debian package, or its git commit) and
         quotes lab results measured on this base and the newest VM
         benchmark on this base if one exists and is newer than the
@@ -83,6 +85,12 @@ The series: one series/NN-name.commit per commit, in the order of NN
   Base-edits:  RANGE:name.patch ... from series/edits/base/, applied only on
                bases in RANGE, to overlay files of this commit (e.g. the
                namespace macro of an older tree)
+  Differential: RANGE:N ... for a commit that changes teo.c or teo.h: on a
+               base in RANGE the lab's differential of the governor before
+               and after it (scripts/replay.sh diff --counts) finds N
+               divergent cases, and the message says N in its own words;
+               both are checked.  A base no entry covers gets a note with
+               the count to write.
   Diff:        series/NN-name.diff, a unified diff of overlay files made by
                this commit: the overlay holds only the final files, and
                each commit's files are the final ones with the Diffs of all
@@ -278,6 +286,13 @@ check_definition() {
 			fi
 			[ -f "$BASE_EDITS_DIR/$name" ] ||
 				die "$(rel "$c"): $(rel "$BASE_EDITS_DIR/$name") does not exist"
+		done
+		for entry in $(commit_field "$c" Differential); do
+			range=${entry%%:*}
+			if [ "$range" = "$entry" ] || ! valid_range "$range" ||
+			   ! [[ ${entry#*:} =~ ^(0|[1-9][0-9]*)$ ]]; then
+				die "$(rel "$c"): Differential entry '$entry' is not RANGE:N"
+			fi
 		done
 		d=$(commit_diff "$c")
 		if [ -n "$d" ]; then
@@ -643,14 +658,17 @@ extract_governor() {
 	done
 }
 
-# The lab's differential of governor sources $1 and $2 on base $3:
-# prints "RUNS DECISIONS DIVERGENT".
-lab_differential() {
-	local out
-	out=$(KERNEL_SRC=$3 "$TEO_REPO/scripts/replay.sh" diff "$1" "$2" 2>"$ew/lab-diff.log") ||
+# The lab's differentials of a chain of governor sources $3... on base $1:
+# each with the next, in one build of the lab (replay.sh diff --counts);
+# the table of counts, one row per pair, goes to file $2.
+lab_differentials() {
+	local base=$1 tsv=$2
+	shift 2
+	KERNEL_SRC=$base "$TEO_REPO/scripts/replay.sh" diff --counts "$tsv" "$@" \
+		>/dev/null 2>"$ew/lab-diff.log" ||
 		{ cat "$ew/lab-diff.log" >&2; die "scripts/replay.sh diff failed; the series makes no claim it cannot check"; }
-	printf '%s\n' "$out" | sed -n 's/^differential: \([0-9]*\) runs, \([0-9]*\) decisions, \([0-9]*\) divergent$/\1 \2 \3/p' |
-		grep . || die "scripts/replay.sh diff printed no 'differential:' line: $out"
+	[ "$(wc -l < "$tsv")" = $# ] ||
+		die "scripts/replay.sh diff wrote $(($(wc -l < "$tsv") - 1)) rows of counts to $tsv for $(($# - 1)) pairs"
 }
 
 # Run the lab's report on base $1 with the governors "LABEL=PATH" given
@@ -759,15 +777,45 @@ wrap72() {
 	fmt -w 72 -g 70
 }
 
+# Print the Differential: count commit file $1 gives for base version $2,
+# or nothing when no entry covers it.
+commit_differential() {
+	local entry
+	for entry in $(commit_field "$1" Differential); do
+		if range_matches "${entry%%:*}" "$2"; then
+			printf '%s\n' "${entry#*:}"
+			return
+		fi
+	done
+}
+
+# Check the measured count $3 of commit file $1 (message file $2) against
+# its Differential: entry for this base: the same number, and the message
+# says it.  Without an entry, a note names the count to write.
+check_differential() {
+	local c=$1 msg=$2 got=$3 want
+	want=$(commit_differential "$c" "$BASE_NAME")
+	if [ -z "$want" ]; then
+		note "$(rel "$c"): no Differential: entry for Linux $BASE_NAME; the lab counts $got divergent cases"
+		return
+	fi
+	[ "$want" = "$got" ] ||
+		die "$(rel "$c") says Differential: $want for Linux $BASE_NAME, but the lab counts $got divergent cases (scripts/replay.sh diff)"
+	[ "$got" = 0 ] || grep -qw -- "$got" "$msg" ||
+		die "$(rel "$c"): its message does not state its differential count $got for Linux $BASE_NAME"
+}
+
 # For every commit that changes teo.c or teo.h: compare the governor before
 # and after it in the lab, refuse false "no functional change" claims and
-# append the measured statement to its message.  Also measure the whole
+# check its Differential: count (check_differential); the counts go to
+# $ew/differentials.tsv, and into no message.  Also measure the whole
 # series against the base for the cover letter (sets SERIES_DIVERGENT).
 judge_behaviour() {
-	local repo=$1 ew=$2 base=$3 k=0 c rev prev prev_label label counts
+	local repo=$1 ew=$2 base=$3 k=0 c rev prev prev_label label
 	local runs decisions divergent n before
 	local -a changed=() labels=()
 	mkdir -p "$ew/gov"
+	printf 'commit\tbase\truns\tdecisions\tdivergent\n' > "$ew/differentials.tsv"
 	prev=$base/$GOV/teo.c
 	prev_label="base-teo"
 	labels=("base-teo=$base/$GOV/teo.c" "base-menu=$base/$GOV/menu.c")
@@ -789,37 +837,37 @@ judge_behaviour() {
 	FINAL_TEO=$prev
 	note "replay lab on Linux $BASE_NAME: ${#changed[@]} commit(s) change the governor"
 	# The cover letter quotes the base's teo and menu and the final teo;
-	# each commit's own effect is its message's, with the differential below.
+	# each commit's own effect is its message's, checked against the
+	# differentials below.
 	lab_report "$base" "${labels[0]}" "${labels[1]}" "$FINAL_LABEL=$FINAL_TEO"
-	local item before after old
+	SERIES_DIVERGENT=0
+	[ ${#changed[@]} -gt 0 ] || return 0
+	# The chain runs from the base's teo through each commit's and back to
+	# the base's: the last pair is the whole series.
+	local item after old chain_tsv=$ew/lab-differentials.tsv
+	local -a chain=("$base/$GOV/teo.c")
 	for item in "${changed[@]}"; do
 		IFS=: read -r k before after old <<< "$item"
+		chain+=("$ew/gov/$after/teo.c")
+	done
+	lab_differentials "$base" "$chain_tsv" "${chain[@]}" "$base/$GOV/teo.c"
+	local row=1 rdiv
+	for item in "${changed[@]}"; do
+		IFS=: read -r k before after old <<< "$item"
+		row=$((row + 1))
+		IFS=$'\t' read -r _ _ runs decisions divergent _ _ rdiv < <(sed -n "${row}p" "$chain_tsv")
+		divergent=$((divergent + rdiv))
 		c=$(commit_files | sed -n "${k}p")
-		counts=$(lab_differential "$old" "$ew/gov/$after/teo.c" "$base")
-		read -r runs decisions divergent <<< "$counts"
 		note "$(rel "$c"): $divergent divergent cases ($runs scenario runs plus random tables, $decisions decisions)"
-		if [ "$divergent" = 0 ]; then
-			{
-				printf '\n'
-				printf 'Checked on Linux %s: replaying the governor before and after this change on simulated idle timelines (%s scenario runs on real idle-state tables and a set of random tables, %s decisions) gives the same state and tick decision at every step.\n' \
-					"$BASE_NAME" "$runs" "$decisions" | wrap72
-			} >> "$ew/msg/$k"
-			continue
-		fi
-		if claims_no_change "$ew/msg/$k"; then
+		printf '%s\t%s\t%s\t%s\t%s\n' "$(rel "$c")" "$BASE_NAME" "$runs" "$decisions" \
+			"$divergent" >> "$ew/differentials.tsv"
+		if [ "$divergent" != 0 ] && claims_no_change "$ew/msg/$k"; then
 			die "$(rel "$c") claims no functional change, but on Linux $BASE_NAME its governor decides differently from the one before it in $divergent cases ($runs scenario runs plus random tables; scripts/replay.sh diff)"
 		fi
-		{
-			printf '\n'
-			printf 'Checked on Linux %s (simulation, generated): replaying the governor before and after this change on simulated idle timelines, the state or tick decision differs in %s of the cases compared (%s scenario runs on real idle-state tables plus a set of random tables; %s decisions).\n' \
-				"$BASE_NAME" "$divergent" "$runs" "$decisions" | wrap72
-		} >> "$ew/msg/$k"
+		check_differential "$c" "$ew/msg/$k" "$divergent"
 	done
-	SERIES_DIVERGENT=0
-	if [ ${#changed[@]} -gt 0 ]; then
-		counts=$(lab_differential "$base/$GOV/teo.c" "$FINAL_TEO" "$base")
-		read -r SERIES_RUNS SERIES_DECISIONS SERIES_DIVERGENT <<< "$counts"
-	fi
+	IFS=$'\t' read -r _ _ SERIES_RUNS SERIES_DECISIONS SERIES_DIVERGENT _ _ rdiv < <(tail -n 1 "$chain_tsv")
+	SERIES_DIVERGENT=$((SERIES_DIVERGENT + rdiv))
 }
 
 # ------------------------------------------------------- cover letter
@@ -1067,6 +1115,7 @@ export_series() {
 	make_b4_branch "$repo" "$ew" "$name" "$email" "$version"
 	rmdir "$out" 2>/dev/null || true
 	mv "$tmp" "$out"
+	note "the lab's differential counts of the commits: $ew/differentials.tsv"
 	note "wrote $(find "$out" -name '*.patch' | wc -l) patches for Linux $BASE_NAME to $out"
 	note "branch $B4_BRANCH in $repo is ready for 'b4 prep' (cd there; b4 prep --edit-cover, b4 send)"
 	git -C "$repo" diff --stat teo-base teo-series >&2
@@ -1543,6 +1592,27 @@ cmd_selftest() {
 	st_refused "has no [base ...] text for Linux 6.11" \
 		resolve_text "$fix/99-fake-step.commit" 6.11.0 || st_fail "fixture: missing [base] text accepted"
 
+	# The Differential: count must be the lab's and the message must say
+	# it; a base without an entry only gets a note.
+	sed -i 's/^Diff: series\/99/Differential: 6.12:7 >=6.13:0\n&/' "$fix/99-fake-step.commit"
+	printf 'A fake step.\nIt changes 7 decisions.\n' > "$tmp/msg7"
+	printf 'A fake step.\nIt changes 17 decisions.\n' > "$tmp/msg17"
+	(check_definition) || st_fail "fixture: a Differential: header was refused"
+	(BASE_NAME=6.12.117 check_differential "$fix/99-fake-step.commit" "$tmp/msg7" 7) ||
+		st_fail "fixture: the right count was refused"
+	BASE_NAME=6.12.117 st_refused "says Differential: 7 for Linux 6.12.117, but the lab counts 8" \
+		check_differential "$fix/99-fake-step.commit" "$tmp/msg7" 8 ||
+		st_fail "fixture: a count the lab does not measure was accepted"
+	BASE_NAME=6.12.117 st_refused "its message does not state its differential count 7" \
+		check_differential "$fix/99-fake-step.commit" "$tmp/msg17" 7 ||
+		st_fail "fixture: a message without its count was accepted"
+	(BASE_NAME=6.11.0 check_differential "$fix/99-fake-step.commit" "$tmp/msg7" 3) 2>/dev/null ||
+		st_fail "fixture: a base without an entry was refused"
+	sed -i 's/^Differential: .*/Differential: 6.12:seven/' "$fix/99-fake-step.commit"
+	st_refused "Differential entry '6.12:seven' is not RANGE:N" check_definition ||
+		st_fail "fixture: a malformed Differential: entry was accepted"
+	sed -i '/^Differential: /d' "$fix/99-fake-step.commit"
+
 	# A Diff that no longer reverse-applies is named with its file.
 	sed -i 's/busy-polls instead of stopping/busy-polls instead of halting/' "$fix/99-fake-step.diff"
 	st_refused "99-fake-step.diff no longer reverse-applies to $GOV/teo.c" \
@@ -1557,7 +1627,7 @@ cmd_selftest() {
 	st_refused "before a commit adds it" check_definition ||
 		st_fail "fixture: a Diff before the file's commit was accepted"
 	[ "$st_failed" = 0 ] || die "series.sh selftest failed"
-	note "selftest passed: ranges, [base] text, Diff chain and its error messages"
+	note "selftest passed: ranges, [base] text, Differential: counts, Diff chain and its error messages"
 }
 
 [ $# -gt 0 ] || { usage >&2; usage_error "no command given"; }
