@@ -478,7 +478,7 @@ abs_file() {
 }
 
 cmd_diff() {
-	local bin log tsv counts='' src i n a b runs dec div rcases rdec rdiv
+	local bin work counts='' src i n runs dec div rcases rdec rdiv
 	local -a srcs=()
 	[ "${1:-}" != --help ] || { usage; exit 0; }
 	if [ "${1:-}" = --counts ]; then
@@ -502,32 +502,38 @@ cmd_diff() {
 	corpus
 	# One build for the whole chain: the lab compiles every source once.
 	bin=$(build idle-replay)/idle-replay || exit 1
-	log=$(mktemp)
-	tsv=$(mktemp)
 	n=$((${#srcs[@]} - 1))
+	work=$(mktemp -d)
+	remove_at_exit "$work"
+	# The pairs are independent: two at a time, one per core (each run is
+	# single-threaded), reported in their order.
+	for ((i = 0; i < n; i++)); do
+		[ "$i" -lt 2 ] || wait -n
+		(
+			"$bin" diff --diff "g$i,g$((i + 1))" --out "$work/$i.tsv" \
+				"${data_args[@]}" >"$work/$i.log" 2>&1 || echo $? > "$work/$i.failed"
+		) &
+	done
+	wait
 	[ -z "$counts" ] ||
 		printf 'old\tnew\truns\tdecisions\tdivergent\trandom_cases\trandom_decisions\trandom_divergent\n' \
 			> "$counts" || die "cannot write $counts"
 	for ((i = 0; i < n; i++)); do
-		a=g$i
-		b=g$((i + 1))
-		if ! "$bin" diff --diff "$a,$b" --out "$tsv" "${data_args[@]}" >"$log" 2>&1; then
-			sed 's/^/    /' "$log" | head -20 >&2
-			rm -f "$log" "$tsv"
+		if [ -e "$work/$i.failed" ]; then
+			sed 's/^/    /' "$work/$i.log" | head -20 >&2
 			die "the differential run of ${srcs[i]} and ${srcs[i + 1]} failed"
 		fi
 		[ "$n" = 1 ] || printf '%s -> %s\n' "${srcs[i]}" "${srcs[i + 1]}"
-		grep -E '^DIVERGENCE' -A6 "$log" | head -40 || true
+		grep -E '^DIVERGENCE' -A6 "$work/$i.log" | head -40 || true
 		# The counts come from the tool's table, never from its display.
-		{ read -r _ && read -r runs dec div rcases rdec rdiv; } < "$tsv" ||
-			{ rm -f "$log" "$tsv"; die "the differential wrote no counts"; }
+		{ read -r _ && read -r runs dec div rcases rdec rdiv; } < "$work/$i.tsv" ||
+			die "the differential of ${srcs[i]} and ${srcs[i + 1]} wrote no counts"
 		[ -z "$counts" ] ||
 			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${srcs[i]}" "${srcs[i + 1]}" \
 				"$runs" "$dec" "$div" "$rcases" "$rdec" "$rdiv" >> "$counts"
 		printf 'differential: %d runs, %d decisions, %d divergent (random tables: %d cases, %d decisions, %d divergent)\n' \
 			"$runs" "$dec" "$div" "$rcases" "$rdec" "$rdiv"
 	done
-	rm -f "$log" "$tsv"
 }
 
 # --- convert, run, list --------------------------------------------------------

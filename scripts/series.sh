@@ -95,6 +95,10 @@ The series: one series/NN-name.commit per commit, in the order of NN
                this commit: the overlay holds only the final files, and
                each commit's files are the final ones with the Diffs of all
                later commits reverse-applied
+series/cc: "Name <address>  # why" lines, people put on Cc for the whole
+series next to what get_maintainer.pl names (a commit's own Cc: lines
+go at the end of its message, as trailers).  The cover letter's text
+before the shortlog has at most 60 lines of prose and 120 in all.
 In the body (and in series/cover-letter.txt), text between a line
 "[base RANGE]" and a line "[end]" is used only on bases in RANGE; a file
 with such blocks must have one for the base.  RANGE: comma-separated
@@ -121,6 +125,12 @@ rel() {
 # Print header field $2 of commit file $1.
 commit_field() {
 	sed -n "1,/^\$/s/^$2:[[:space:]]*//p" "$1"
+}
+
+# Print "cc ADDRESS" for each address of series/cc: people who test teo,
+# on Cc for the whole series in addition to what get_maintainer.pl names.
+series_cc() {
+	[ ! -f "$SERIES_DIR/cc" ] || sed -n 's/^\([^#[:space:]][^#]*[^#[:space:]]\)[[:space:]]*\(#.*\)\?$/cc \1/p' "$SERIES_DIR/cc"
 }
 
 # Print the Diff file of commit $1 as an absolute path, or nothing.
@@ -312,6 +322,11 @@ check_definition() {
 	done
 	resolve_text "$SERIES_DIR/cover-letter.txt" '' >/dev/null ||
 		die "$(rel "$SERIES_DIR/cover-letter.txt"): bad [base] blocks"
+	if [ -f "$SERIES_DIR/cc" ]; then
+		n=$(grep -vcE '^[[:space:]]*(#|$)|^[^<>#]+ <[^<>@[:space:]]+@[^<>[:space:]]+>[[:space:]]*(#.*)?$' \
+			"$SERIES_DIR/cc" || true)
+		[ "$n" = 0 ] || die "$(rel "$SERIES_DIR/cc"): $n line(s) are not 'Name <address>  # why'"
+	fi
 	while IFS= read -r path; do
 		n=$(for c in $(commit_files); do commit_field "$c" Files; done |
 			tr ' ' '\n' | grep -cxF "$path" || true)
@@ -791,12 +806,14 @@ commit_differential() {
 
 # Check the measured count $3 of commit file $1 (message file $2) against
 # its Differential: entry for this base: the same number, and the message
-# says it.  Without an entry, a note names the count to write.
+# says it.  Without an entry, a note names the count to write (none for a
+# count of 0: "no functional change" claims are checked on their own).
 check_differential() {
 	local c=$1 msg=$2 got=$3 want
 	want=$(commit_differential "$c" "$BASE_NAME")
 	if [ -z "$want" ]; then
-		note "$(rel "$c"): no Differential: entry for Linux $BASE_NAME; the lab counts $got divergent cases"
+		[ "$got" = 0 ] ||
+			note "$(rel "$c"): no Differential: entry for Linux $BASE_NAME; the lab counts $got divergent cases"
 		return
 	fi
 	[ "$want" = "$got" ] ||
@@ -844,16 +861,16 @@ judge_behaviour() {
 	[ ${#changed[@]} -gt 0 ] || return 0
 	# The chain runs from the base's teo through each commit's and back to
 	# the base's: the last pair is the whole series.
-	local item after old chain_tsv=$ew/lab-differentials.tsv
+	local item after chain_tsv=$ew/lab-differentials.tsv
 	local -a chain=("$base/$GOV/teo.c")
 	for item in "${changed[@]}"; do
-		IFS=: read -r k before after old <<< "$item"
+		IFS=: read -r _ _ after _ <<< "$item"
 		chain+=("$ew/gov/$after/teo.c")
 	done
 	lab_differentials "$base" "$chain_tsv" "${chain[@]}" "$base/$GOV/teo.c"
 	local row=1 rdiv
 	for item in "${changed[@]}"; do
-		IFS=: read -r k before after old <<< "$item"
+		IFS=: read -r k _ <<< "$item"
 		row=$((row + 1))
 		IFS=$'\t' read -r _ _ runs decisions divergent _ _ rdiv < <(sed -n "${row}p" "$chain_tsv")
 		divergent=$((divergent + rdiv))
@@ -960,6 +977,30 @@ measured_results() {
 
 # Fill the subject and blurb of the cover letter $1 (git format-patch's
 # template); the blurb also goes to $ew/cover.txt for the b4 branch.
+# The cover letter's text before the shortlog: at most COVER_PROSE_MAX
+# lines of prose (paragraphs that are not indented tables) and
+# COVER_LINES_MAX lines in all, so that it is read and not skimmed.
+COVER_PROSE_MAX=60
+COVER_LINES_MAX=120
+
+# Print "PROSE TOTAL", the line counts of cover letter text $1; a table is
+# a paragraph whose first line is indented by two spaces.
+cover_size() {
+	awk 'BEGIN { para = 0 }
+		/^$/ { para = 0; total++; next }
+		{ total++; if (!para) table = /^  [^ ]/; para = 1; if (!table) prose++ }
+		END { printf "%d %d\n", prose, total }' "$1"
+}
+
+# Fail unless cover letter text $1 keeps to the bounds above.
+check_cover_size() {
+	local prose total
+	read -r prose total < <(cover_size "$1")
+	if [ "$prose" -gt "$COVER_PROSE_MAX" ] || [ "$total" -gt "$COVER_LINES_MAX" ]; then
+		die "the cover letter would have $prose lines of prose and $total in all before the shortlog (at most $COVER_PROSE_MAX and $COVER_LINES_MAX): shorten series/cover-letter.txt"
+	fi
+}
+
 fill_cover_letter() {
 	local cover=$1 subject blurb=$ew/cover-blurb.txt
 	subject=$(commit_field "$SERIES_DIR/cover-letter.txt" Subject)
@@ -972,6 +1013,7 @@ fill_cover_letter() {
 		cat "$ew/cover-text.txt"
 		measured_results
 	} | cat -s > "$blurb"
+	check_cover_size "$blurb"
 	grep -qE '\*\*\*|placeholder|TODO|FIXME|EDITME' "$blurb" &&
 		die "the cover letter would carry a placeholder: $(grep -m1 -E '\*\*\*|placeholder|TODO|FIXME|EDITME' "$blurb")"
 	printf '%s\n' "$subject" > "$ew/cover-subject.txt"
@@ -1096,7 +1138,10 @@ export_series() {
 	build_trees "$repo" "$ew" "$BASE_NAME"
 	judge_behaviour "$repo" "$ew" "$base"
 	write_branch "$repo" "$ew" "$name" "$email"
-	maintainer_addresses "$repo" teo-base teo-series > "$ew/addresses"
+	{
+		maintainer_addresses "$repo" teo-base teo-series
+		series_cc
+	} > "$ew/addresses"
 	while read -r kind addr; do
 		case $kind in
 		to) rcpt+=("--to=$addr") ;;
@@ -1613,6 +1658,22 @@ cmd_selftest() {
 		st_fail "fixture: a malformed Differential: entry was accepted"
 	sed -i '/^Differential: /d' "$fix/99-fake-step.commit"
 
+	# The cover letter's bounds, and the series' own Cc list.
+	{ printf 'word\n%.0s' $(seq 61); printf '\n  table\n  row\n'; } > "$tmp/cover61"
+	[ "$(cover_size "$tmp/cover61")" = "61 64" ] || st_fail "fixture: cover_size counts $(cover_size "$tmp/cover61")"
+	st_refused "61 lines of prose and 64 in all" check_cover_size "$tmp/cover61" ||
+		st_fail "fixture: a cover letter with 61 lines of prose was accepted"
+	{ printf 'word\n%.0s' $(seq 60); printf '\n  table\n%.0s' $(seq 30); } > "$tmp/cover60"
+	(check_cover_size "$tmp/cover60") || st_fail "fixture: 60 lines of prose were refused"
+	printf '  row\n%.0s' $(seq 60) >> "$tmp/cover60"
+	st_refused "60 lines of prose and 180 in all" check_cover_size "$tmp/cover60" ||
+		st_fail "fixture: a cover letter of 180 lines was accepted"
+	printf 'A Tester <a@example.org>  # ran it\nnot an address\n' > "$fix/cc"
+	st_refused "1 line(s) are not 'Name <address>  # why'" check_definition ||
+		st_fail "fixture: a malformed series/cc line was accepted"
+	sed -i '/^not an address$/d' "$fix/cc"
+	[ "$(series_cc)" = "cc A Tester <a@example.org>" ] || st_fail "fixture: series_cc printed '$(series_cc)'"
+
 	# A Diff that no longer reverse-applies is named with its file.
 	sed -i 's/busy-polls instead of stopping/busy-polls instead of halting/' "$fix/99-fake-step.diff"
 	st_refused "99-fake-step.diff no longer reverse-applies to $GOV/teo.c" \
@@ -1627,7 +1688,7 @@ cmd_selftest() {
 	st_refused "before a commit adds it" check_definition ||
 		st_fail "fixture: a Diff before the file's commit was accepted"
 	[ "$st_failed" = 0 ] || die "series.sh selftest failed"
-	note "selftest passed: ranges, [base] text, Differential: counts, Diff chain and its error messages"
+	note "selftest passed: ranges, [base] text, Differential: counts, cover letter size, series/cc, Diff chain and its error messages"
 }
 
 [ $# -gt 0 ] || { usage >&2; usage_error "no command given"; }
