@@ -12,8 +12,7 @@ TEO_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # Run Debian's tools only, not whatever a user installed by hand (pyenv
 # shims, /usr/local, ~/.cargo): see scripts/teotool/paths.py.
-PATH=/usr/sbin:/usr/bin:/sbin:/bin
-export PATH
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 
 teo_prog=$(basename "$0")
 # The command line, as the lock file records it.
@@ -134,16 +133,11 @@ teo_signal() {
 	exit "$2"
 }
 
-# Stop process group $1 (TERM, then KILL after 10 s) and reap its leader.
-# A child that has not yet run setsid has no group of its own: it is
-# stopped by its pid (under strace that window is wide enough to hit).
+# Stop process group $1 (TERM, then KILL after 10 s) and reap its leader;
+# a child that has no group yet (before its setsid) by its pid.
 stop_group() {
 	local pid=$1 i
-	if ! kill -TERM -- "-$pid" 2>/dev/null; then
-		kill -TERM "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-		return 0
-	fi
+	kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || return 0
 	for i in 1 2 3 4 5 6 7 8 9 10; do
 		kill -0 -- "-$pid" 2>/dev/null || break
 		sleep 1
