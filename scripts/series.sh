@@ -549,6 +549,9 @@ base_repo() {
 		(cd "$base" && tar --exclude=.git --exclude=.teo-unpacked -cf - .) |
 			(cd "$tmp/repo" && tar -xf -)
 		git -C "$tmp/repo" init -q
+		# A scratch repository: packing its 80000 loose objects in an
+		# automatic gc after the series' commits only costs time.
+		git -C "$tmp/repo" config gc.auto 0
 		# -f: Debian's tree ignores everything at its top level.
 		git -C "$tmp/repo" add -A -f
 		git -C "$tmp/repo" -c user.name=base -c user.email=base@invalid \
@@ -845,7 +848,7 @@ judge_behaviour() {
 			continue
 		label=p$(printf '%02d' "$k")
 		extract_governor "$rev" "$repo" "$ew/gov/$label"
-		changed+=("$k:$prev_label:$label:$prev")
+		changed+=("$k:$label")
 		labels+=("$label=$ew/gov/$label/teo.c")
 		prev=$ew/gov/$label/teo.c
 		prev_label=$label
@@ -861,16 +864,15 @@ judge_behaviour() {
 	[ ${#changed[@]} -gt 0 ] || return 0
 	# The chain runs from the base's teo through each commit's and back to
 	# the base's: the last pair is the whole series.
-	local item after chain_tsv=$ew/lab-differentials.tsv
+	local item chain_tsv=$ew/lab-differentials.tsv
 	local -a chain=("$base/$GOV/teo.c")
 	for item in "${changed[@]}"; do
-		IFS=: read -r _ _ after _ <<< "$item"
-		chain+=("$ew/gov/$after/teo.c")
+		chain+=("$ew/gov/${item#*:}/teo.c")
 	done
 	lab_differentials "$base" "$chain_tsv" "${chain[@]}" "$base/$GOV/teo.c"
 	local row=1 rdiv
 	for item in "${changed[@]}"; do
-		IFS=: read -r k _ <<< "$item"
+		k=${item%%:*}
 		row=$((row + 1))
 		IFS=$'\t' read -r _ _ runs decisions divergent _ _ rdiv < <(sed -n "${row}p" "$chain_tsv")
 		divergent=$((divergent + rdiv))
@@ -975,8 +977,6 @@ measured_results() {
 	vm_section "$BASE_RELEASE"
 }
 
-# Fill the subject and blurb of the cover letter $1 (git format-patch's
-# template); the blurb also goes to $ew/cover.txt for the b4 branch.
 # The cover letter's text before the shortlog: at most COVER_PROSE_MAX
 # lines of prose (paragraphs that are not indented tables) and
 # COVER_LINES_MAX lines in all, so that it is read and not skimmed.
@@ -1001,6 +1001,8 @@ check_cover_size() {
 	fi
 }
 
+# Fill the subject and blurb of the cover letter $1 (git format-patch's
+# template); the blurb also goes to $ew/cover.txt for the b4 branch.
 fill_cover_letter() {
 	local cover=$1 subject blurb=$ew/cover-blurb.txt
 	subject=$(commit_field "$SERIES_DIR/cover-letter.txt" Subject)
