@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* idle-replay: error handling, random numbers and distributions. */
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "replay.h"
@@ -138,6 +140,32 @@ int read_line(FILE *f, char *buf, size_t n, const char *path, int line)
 	}
 	memcpy(buf, raw, len + 1);
 	return 0;
+}
+
+/*
+ * Feed every line of the text file @path, read into @buf (@n bytes), to
+ * @fn with its number, until the end, an error of read_line() or a
+ * non-zero return of @fn.  0 when every line was taken, -1 otherwise
+ * (the reason printed).
+ */
+int read_lines(const char *path, char *buf, size_t n,
+	       int (*fn)(const char *path, int line, char *buf, void *ctx),
+	       void *ctx)
+{
+	FILE *f = fopen(path, "r");
+	int line = 0, rc = 0;
+
+	if (!f) {
+		fprintf(stderr, "idle-replay: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (!rc) {
+		rc = read_line(f, buf, n, path, ++line);
+		if (!rc)
+			rc = fn(path, line, buf, ctx);
+	}
+	fclose(f);
+	return rc < 0 ? -1 : 0;
 }
 
 /*

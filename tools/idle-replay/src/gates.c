@@ -408,24 +408,17 @@ static int gate_line(const char *path, int line, char *buf, struct gate_conf *gc
 	return 0;
 }
 
+static int gate_line_cb(const char *path, int line, char *buf, void *gc)
+{
+	return gate_line(path, line, buf, gc);
+}
+
 int gates_load(const char *path, struct gate_conf *gc)
 {
-	FILE *f = fopen(path, "r");
 	char buf[256];
-	int line = 0, rc = 0;
 
 	memset(gc, 0, sizeof(*gc));
-	if (!f) {
-		fprintf(stderr, "idle-replay: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	while (!rc) {
-		rc = read_line(f, buf, sizeof(buf), path, ++line);
-		if (!rc)
-			rc = gate_line(path, line, buf, gc);
-	}
-	fclose(f);
-	return rc < 0 ? -1 : 0;
+	return read_lines(path, buf, sizeof(buf), gate_line_cb, gc);
 }
 
 /* One row of the family x baseline table. */

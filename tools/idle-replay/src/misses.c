@@ -16,7 +16,6 @@
  *                 "best": ours' work done below the best baseline's
  */
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -110,25 +109,18 @@ static int known_line(const char *path, int line, char *buf,
 	return 0;
 }
 
+static int known_line_cb(const char *path, int line, char *buf, void *km)
+{
+	return known_line(path, line, buf, km);
+}
+
 int known_misses_load(const char *path, struct known_misses *km)
 {
-	FILE *f = fopen(path, "r");
 	char buf[1024];
-	int line = 0, rc = 0;
 
 	memset(km, 0, sizeof(*km));
 	km->path = path;
-	if (!f) {
-		fprintf(stderr, "idle-replay: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	while (!rc) {
-		rc = read_line(f, buf, sizeof(buf), path, ++line);
-		if (!rc)
-			rc = known_line(path, line, buf, km);
-	}
-	fclose(f);
-	return rc < 0 ? -1 : 0;
+	return read_lines(path, buf, sizeof(buf), known_line_cb, km);
 }
 
 void known_misses_free(struct known_misses *km)

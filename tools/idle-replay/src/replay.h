@@ -32,6 +32,9 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
 char *first_token(char *buf);
 int read_line(FILE *f, char *buf, size_t n, const char *path, int line);
+int read_lines(const char *path, char *buf, size_t n,
+	       int (*fn)(const char *path, int line, char *buf, void *ctx),
+	       void *ctx);
 int parse_decimal(const char *tok, unsigned long long max,
 		  unsigned long long *v);
 double vmin(const double *v, int n);

@@ -49,6 +49,16 @@ gate_expect_line() {
 	fi
 }
 
+# Judge ours with tools/idle-replay/tests/gates/$2.intended as the list of
+# intended differences; expect the one line $3 ($4: what it shows).
+gate_intended() {
+	local bin=$1 list=$2 want=$3 what=$4 rc=0
+	gate_run "$bin" teo s2-desktop-idle i5-10600k --known-misses /dev/null \
+		--intended "$GT/$list.intended" --kunit "$KUNIT_SRC" --mutants "$GT/mutants" \
+		--decisions 20000 || rc=$?
+	gate_expect_line "$rc" "$want" "$what"
+}
+
 # The regression gate's own verdict line of the last gate_run.
 gate_verdict() {
 	grep -E '^\*\*(PASSED|FAILED)\*\*: [0-9]+ targets evaluated' "$gate_log" | cut -c1-12
@@ -140,22 +150,11 @@ gate_tests() {
 
 	# The intended differences: a listed difference whose mutant decides
 	# like ours, and one without a mutant.
-	rc=0
-	gate_run "$bin" teo s2-desktop-idle i5-10600k --known-misses /dev/null \
-		--intended "$GT/same.intended" --kunit "$KUNIT_SRC" --mutants "$GT/mutants" \
-		--decisions 20000 || rc=$?
-	gate_expect_line "$rc" '^- NO DIVERGENCE: same: mutant-same decides like teo' \
+	gate_intended "$bin" same '^- NO DIVERGENCE: same: mutant-same decides like teo' \
 		"a mutant that does not diverge"
-	rc=0
-	gate_run "$bin" teo s2-desktop-idle i5-10600k --known-misses /dev/null \
-		--intended "$GT/no-mutant.intended" --kunit "$KUNIT_SRC" --mutants "$GT/mutants" \
-		--decisions 20000 || rc=$?
-	gate_expect_line "$rc" '^- NO MUTANT: absent: no mutant ' "a listed difference without a mutant"
-	rc=0
-	gate_run "$bin" teo s2-desktop-idle i5-10600k --known-misses /dev/null \
-		--intended "$GT/property.intended" --kunit "$KUNIT_SRC" --mutants "$GT/mutants" \
-		--decisions 20000 || rc=$?
-	gate_expect_line "$rc" '^- NO MUTANT: property: .* is not a rule mutant' \
+	gate_intended "$bin" no-mutant '^- NO MUTANT: absent: no mutant ' \
+		"a listed difference without a mutant"
+	gate_intended "$bin" property '^- NO MUTANT: property: .* is not a rule mutant' \
 		"a listed difference whose mutant is a property"
 
 	# Files that would let a miss through: no per-family bounds, no
