@@ -69,7 +69,7 @@ Options:
                            summary gives each governor's IOPS against it
   --record                 record every run with trace-cmd (power:cpu_idle,
                            irq, IPI, timer and sched_switch events, and
-                           cpuidle_teo:* where the kernel has them) into
+                           power:teo_* where the kernel has them) into
                            record/WORKLOAD-GOVERNOR-RUN.txt (trace-cmd
                            report text, cut to the run); the report then
                            replays each recording in the replay lab and
@@ -348,9 +348,8 @@ emu_reload() {
 # files"): idle entries and exits, what woke the CPU (device interrupts,
 # x86's IPI vectors and arm64's ipi_entry, timer expiries) and whether the
 # idle task was switched out; softirqs and cpu_idle_miss for the reader.
-# Events this kernel lacks are left out; teo's own events (cpuidle_teo)
-# are added where the kernel has them.
-RECORD_EVENTS="power:cpu_idle power:cpu_idle_miss irq:irq_handler_entry
+# Events this kernel lacks are left out, teo's own events among them.
+RECORD_EVENTS="power:cpu_idle power:cpu_idle_miss power:teo_select power:teo_update irq:irq_handler_entry
 irq:softirq_entry irq_vectors:local_timer_entry irq_vectors:reschedule_entry
 irq_vectors:call_function_entry irq_vectors:call_function_single_entry
 ipi:ipi_entry timer:hrtimer_expire_entry timer:timer_expire_entry
@@ -389,7 +388,6 @@ record_setup() {
 	for ev in $RECORD_EVENTS; do
 		[ ! -d "$tracefs/events/${ev%%:*}/${ev#*:}" ] || record_args+=(-e "$ev")
 	done
-	[ ! -d "$tracefs/events/cpuidle_teo" ] || record_args+=(-e cpuidle_teo)
 	mkdir -p "$out/record"
 	# The binary recording goes to a local folder (in the test VM the
 	# results folder is a 9p mount); only the report text is kept.

@@ -87,7 +87,7 @@ bad=0
 for m in "${mutants[@]}"; do
 	name=$(basename "$m" .patch)
 	t1=$SECONDS
-	cp "$TEO_REPO/$gov/teo.c" "$TEO_REPO/$gov/teo.h" "$copy/$gov/"
+	cp "$TEO_REPO/$gov/teo.c" "$TEO_REPO/$gov/teo.h" "$TEO_REPO/$gov/teo_trace.h" "$copy/$gov/"
 	want=$(sed -n '1,/^$/s/^KUnit:[[:space:]]*//p' "$m" | tr ',' ' ')
 	if [ -z "$want" ]; then
 		note "mutant $name: no 'KUnit:' header"

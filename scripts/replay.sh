@@ -259,7 +259,7 @@ build() {
 	printf '%s\n' "$out"
 }
 
-# Our teo.c (with teo.h) with the mutant of each difference listed in
+# Our teo.c (with teo.h and teo_trace.h) with the mutant of each difference listed in
 # intended-differences applied, one copy per mutant in the cache; adds
 # "mutant-ID=path" to $mutants for the build.  A listed ID without a mutant
 # is left to the gate, which names it.
@@ -272,12 +272,12 @@ prepare_mutants() {
 		if ! [[ $id =~ ^[A-Za-z0-9_-]+$ ]] || [ ! -f "$m" ]; then
 			continue
 		fi
-		key=$(cat "$TEO_REPO/$gov/teo.c" "$TEO_REPO/$gov/teo.h" "$m" | sha1sum | cut -c1-12)
+		key=$(cat "$TEO_REPO/$gov/teo.c" "$TEO_REPO/$gov/teo.h" "$TEO_REPO/$gov/teo_trace.h" "$m" | sha1sum | cut -c1-12)
 		dir=$TEO_CACHE/replay/mutants/$id-$key
 		if [ ! -f "$dir/$gov/teo.c" ]; then
 			rm -rf "$dir.tmp"
 			mkdir -p "$dir.tmp/$gov"
-			cp "$TEO_REPO/$gov/teo.c" "$TEO_REPO/$gov/teo.h" "$dir.tmp/$gov/"
+			cp "$TEO_REPO/$gov/teo.c" "$TEO_REPO/$gov/teo.h" "$TEO_REPO/$gov/teo_trace.h" "$dir.tmp/$gov/"
 			patch -s -f -p1 --no-backup-if-mismatch -d "$dir.tmp" -i "$m" >/dev/null ||
 				{ rm -rf "$dir.tmp"; die "mutant $m does not apply to $gov/teo.c"; }
 			rm -rf "$dir"

@@ -670,7 +670,7 @@ write_branch() {
 extract_governor() {
 	local rev=$1 repo=$2 dir=$3 f
 	mkdir -p "$dir"
-	for f in teo.c teo.h gov.h; do
+	for f in teo.c teo.h teo_trace.h gov.h; do
 		git -C "$repo" cat-file -e "$rev:$GOV/$f" 2>/dev/null || continue
 		git -C "$repo" show "$rev:$GOV/$f" > "$dir/$f"
 	done

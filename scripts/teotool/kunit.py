@@ -27,7 +27,7 @@ SANITIZER_CONFIG = (
 # (and checked by the style step's W=1 C=2 build in this folder) with its
 # trace events compiled in, and the suites run their code.
 TRACE_CONFIG = ("CONFIG_FTRACE=y", "CONFIG_ENABLE_DEFAULT_TRACERS=y")
-KERNEL_ARGS = "trace_event=cpuidle_teo:*"
+KERNEL_ARGS = "trace_event=power:teo_select,power:teo_update"
 TIMEOUT_S = 600
 
 _SUMMARY = re.compile(r"Testing complete\. Ran [0-9]+ tests.*")

@@ -40,7 +40,7 @@ class ArgsTest(unittest.TestCase):
         self.assertIn("--kconfig_add=CONFIG_UBSAN=y", sanitized)
         for args in (plain, sanitized):
             self.assertIn("--arch=x86_64", args)
-            self.assertIn("--kernel_args=trace_event=cpuidle_teo:*", args)
+            self.assertIn("--kernel_args=trace_event=power:teo_select,power:teo_update", args)
             self.assertIn("--kconfig_add=CONFIG_FTRACE=y", args)
         self.assertNotEqual(kunit.PLAIN.build_dir(src), kunit.SANITIZERS.build_dir(src))
 

@@ -28,9 +28,9 @@ LAB_PLATFORMS = IDLE_REPLAY / "platforms"
 OVERLAY_PATHS: Tuple[str, ...] = (
     "drivers/cpuidle/governors/teo.c",
     "drivers/cpuidle/governors/teo.h",
+    "drivers/cpuidle/governors/teo_trace.h",
     "drivers/cpuidle/governors/.kunitconfig",
     "drivers/cpuidle/governors/tests/teo_kunit.c",
-    "include/trace/events/cpuidle_teo.h",
     "tools/testing/selftests/cpuidle-teo",
     "Documentation/admin-guide/pm/teo.rst",
 )

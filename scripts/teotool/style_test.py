@@ -18,7 +18,7 @@ class FilesTest(unittest.TestCase):
     def test_kernel_files(self) -> None:
         files = style.kernel_files()
         self.assertIn("drivers/cpuidle/governors/teo.c", files)
-        self.assertIn("include/trace/events/cpuidle_teo.h", files)
+        self.assertIn("drivers/cpuidle/governors/teo_trace.h", files)
         self.assertIn("tools/cpuidle-emu/cpuidle-emu.c", files)
         self.assertFalse([f for f in files if f.startswith("tools/idle-replay")])
 

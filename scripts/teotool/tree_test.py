@@ -80,10 +80,10 @@ class EditsTest(unittest.TestCase):
         self.assertEqual(len(edits), len(set(edits)))
         self.assertEqual(set(edits), set(paths.EDITS.glob("*.patch")))
         names = [e.name for e in edits]
-        # 70-teo-trace names maintainers-trace.patch, 89-selftests
+        # 70-teo-trace names trace-makefile.patch, 89-selftests
         # maintainers-selftests.patch, 90-docs maintainers-docs.patch: the
-        # three edits of MAINTAINERS apply only in that order.
-        self.assertLess(names.index("maintainers-trace.patch"),
+        # edits apply in the order of the commits that name them.
+        self.assertLess(names.index("trace-makefile.patch"),
                         names.index("maintainers-selftests.patch"))
         self.assertLess(names.index("maintainers-selftests.patch"),
                         names.index("maintainers-docs.patch"))

@@ -97,7 +97,7 @@
 #include "teo.h"
 
 #define CREATE_TRACE_POINTS
-#include <trace/events/cpuidle_teo.h>
+#include "teo_trace.h"
 
 static DEFINE_PER_CPU(struct teo_cpu, teo_cpus);
 
@@ -294,6 +294,31 @@ static int teo_intercept_bin(struct cpuidle_driver *drv, int timer_bin,
 }
 
 /**
+ * teo_credit - Add one PULSE to the metric a wakeup is credited to.
+ * @cpu_data: Governor data of the CPU.
+ * @kind: How the wakeup is credited.
+ * @bin: Bin credited; ignored for a tick hit.
+ * @idle_ns: Measured idle duration of the wakeup.
+ */
+static void teo_credit(struct teo_cpu *cpu_data, enum teo_update_kind kind,
+		       int bin, u64 idle_ns)
+{
+	switch (kind) {
+	case TEO_UPDATE_TICK_HIT:
+		cpu_data->tick_hits += PULSE;
+		break;
+	case TEO_UPDATE_HIT:
+		cpu_data->bins[bin].hits += PULSE;
+		break;
+	case TEO_UPDATE_INTERCEPT:
+		cpu_data->bins[bin].intercepts += PULSE;
+		if (idle_ns < TICK_NSEC)
+			cpu_data->short_intercepts += PULSE;
+		break;
+	}
+}
+
+/**
  * teo_update - Account the last wakeup in the metrics of a CPU.
  * @drv: cpuidle driver of the CPU.
  * @dev: Target CPU, woken up from state @dev->last_state_idx.
@@ -309,7 +334,7 @@ static void teo_update(struct cpuidle_driver *drv, struct cpuidle_device *dev)
 	u64 idle_ns = teo_measured_idle_ns(drv, dev, cpu_data);
 	int deepest = drv->state_count - 1;
 	unsigned int total = 0, hits = 0;
-	int timer_bin = 0, idle_bin;
+	int timer_bin = 0, idle_bin, credited;
 	enum teo_update_kind kind;
 	bool mind_latency;
 	int i;
@@ -336,35 +361,28 @@ static void teo_update(struct cpuidle_driver *drv, struct cpuidle_device *dev)
 	if (drv->states[deepest].target_residency_ns < TICK_NSEC) {
 		teo_decay(&cpu_data->tick_hits);
 		total += cpu_data->tick_hits;
-
-		if (timer_ns >= TICK_NSEC) {
-			/* The timer lies in the extra bin past the tick. */
+		/* A timer beyond the tick lies in the extra bin past it. */
+		if (timer_ns >= TICK_NSEC)
 			timer_bin = deepest + 1;
-			if (idle_ns >= TICK_NSEC &&
-			    idle_ns >= teo_intercept_threshold_ns(drv, deepest,
-								  mind_latency)) {
-				cpu_data->tick_hits += PULSE;
-				kind = TEO_UPDATE_TICK_HIT;
-				goto out;
-			}
-		}
 	}
 
-	if (idle_ns == U64_MAX) {
-		cpu_data->bins[timer_bin].hits += PULSE;
+	/*
+	 * A wakeup at the timer (U64_MAX passes both tests) or one past the
+	 * tick period that would have paid off in the deepest state counts in
+	 * the extra bin, when the timer lies there.
+	 */
+	if (timer_bin > deepest && idle_ns >= TICK_NSEC &&
+	    idle_ns >= teo_intercept_threshold_ns(drv, deepest, mind_latency))
+		kind = TEO_UPDATE_TICK_HIT;
+	else if (idle_ns == U64_MAX)
 		kind = TEO_UPDATE_HIT;
-	} else {
-		cpu_data->bins[idle_bin].intercepts += PULSE;
-		if (idle_ns < TICK_NSEC)
-			cpu_data->short_intercepts += PULSE;
+	else
 		kind = TEO_UPDATE_INTERCEPT;
-	}
 
-out:
+	credited = kind == TEO_UPDATE_INTERCEPT ? idle_bin : timer_bin;
+	teo_credit(cpu_data, kind, credited, idle_ns);
 	cpu_data->total = total + PULSE;
-	trace_teo_update(dev->cpu, dev->last_state_idx, dev->last_residency_ns,
-			 idle_ns, cpu_data->sleep_length_ns, kind,
-			 kind == TEO_UPDATE_INTERCEPT ? idle_bin : timer_bin);
+	trace_teo_update(dev->cpu, dev->last_state_idx, kind, credited);
 }
 
 /**
@@ -469,100 +487,72 @@ static int teo_fit_shallower(struct cpuidle_driver *drv,
 }
 
 /**
- * struct teo_scan - What a selection learns from passes over the states.
- * @first: Shallowest enabled state, -1 if none is enabled.
- * @deepest: Deepest enabled state, -1 if none is enabled.
- * @candidate: Deepest enabled state that also fits the sleep length and the
- *	latency limit, where the intercept test starts; set by teo_select().
- * @constraint: Deepest enabled state above 0 within the latency limit, else
- *	the shallowest enabled state.
- * @intercepts_below: Sum of the intercepts of the bins below @candidate.
- * @hits_below: Sum of the hits of the bins below @candidate.
- */
-struct teo_scan {
-	int first;
-	int deepest;
-	int candidate;
-	int constraint;
-	unsigned int intercepts_below;
-	unsigned int hits_below;
-};
-
-/**
  * teo_scan_states - Find the enabled states and the latency constraint.
  * @drv: cpuidle driver.
  * @dev: Target CPU.
- * @cpu_data: Governor data of @dev.
  * @latency_limit_ns: Largest exit latency allowed.
- * @scan: Where to store the results.
- *
- * The candidate starts as the deepest enabled state and the sums below it
- * as empty, so that a selection ending before the intercept test still
- * leaves defined values for its trace event.
+ * @sel: Where to store the results; the candidate is not known yet.
  */
 static void teo_scan_states(struct cpuidle_driver *drv,
-			    struct cpuidle_device *dev,
-			    struct teo_cpu *cpu_data, s64 latency_limit_ns,
-			    struct teo_scan *scan)
+			    struct cpuidle_device *dev, s64 latency_limit_ns,
+			    struct teo_selection *sel)
 {
 	int i;
 
-	scan->first = teo_state_enabled(dev, 0) ? 0 : -1;
-	scan->deepest = scan->first;
-	scan->constraint = 0;
-	scan->intercepts_below = 0;
-	scan->hits_below = 0;
+	sel->first = teo_state_enabled(dev, 0) ? 0 : -1;
+	sel->deepest = sel->first;
+	sel->constraint = 0;
+	sel->candidate = -1;
 
 	for (i = 1; i < drv->state_count; i++) {
 		if (!teo_state_enabled(dev, i))
 			continue;
 
-		if (scan->first < 0)
-			scan->first = i;
-		scan->deepest = i;
+		if (sel->first < 0)
+			sel->first = i;
+		sel->deepest = i;
 		if (drv->states[i].exit_latency_ns <= latency_limit_ns)
-			scan->constraint = i;
+			sel->constraint = i;
 	}
 	/*
 	 * With state 0 disabled and no enabled state within the limit, the
 	 * least bad choice is the shallowest enabled state, not a disabled one.
 	 */
-	if (scan->constraint < scan->first)
-		scan->constraint = scan->first;
-	scan->candidate = scan->deepest;
+	if (sel->constraint < sel->first)
+		sel->constraint = sel->first;
 }
 
 /**
  * teo_sum_below_candidate - Sum the metrics of the bins below the candidate.
  * @cpu_data: Governor data of the CPU.
- * @scan: Selection data; @candidate is read, the two sums are written.
+ * @sel: Selection data; @candidate is read, the two sums are written.
  */
 static void teo_sum_below_candidate(struct teo_cpu *cpu_data,
-				    struct teo_scan *scan)
+				    struct teo_selection *sel)
 {
 	int i;
 
-	scan->intercepts_below = 0;
-	scan->hits_below = 0;
-	for (i = 0; i < scan->candidate; i++) {
-		scan->intercepts_below += cpu_data->bins[i].intercepts;
-		scan->hits_below += cpu_data->bins[i].hits;
+	sel->intercepts_below = 0;
+	sel->hits_below = 0;
+	for (i = 0; i < sel->candidate; i++) {
+		sel->intercepts_below += cpu_data->bins[i].intercepts;
+		sel->hits_below += cpu_data->bins[i].hits;
 	}
 }
 
 /**
  * teo_intercepts_dominate - Check whether early wakeups are the norm.
  * @cpu_data: Governor data of the CPU.
- * @scan: Selection data, with the sums below the candidate.
+ * @sel: Selection data, with the sums below the candidate.
  *
  * Return: true if the intercepts below the candidate state outweigh all the
  * hits and intercepts of its bin and the bins above it.
  */
 static bool teo_intercepts_dominate(struct teo_cpu *cpu_data,
-				    struct teo_scan *scan)
+				    struct teo_selection *sel)
 {
 	/* total includes hits_below, so this cannot wrap. */
-	return 2 * scan->intercepts_below > cpu_data->total - scan->hits_below;
+	return 2 * sel->intercepts_below > cpu_data->total - sel->hits_below;
 }
 
 /**
@@ -570,7 +560,7 @@ static bool teo_intercepts_dominate(struct teo_cpu *cpu_data,
  * @drv: cpuidle driver.
  * @dev: Target CPU.
  * @cpu_data: Governor data of @dev.
- * @scan: Selection data, with the sums below the candidate.
+ * @sel: Selection data, with the sums below the candidate.
  *
  * The wakeups that tell how deep to go are the intercepts below the
  * candidate and everything recorded in its bin and above; the hits below it
@@ -590,15 +580,15 @@ static bool teo_intercepts_dominate(struct teo_cpu *cpu_data,
  */
 static int teo_walk_intercepts(struct cpuidle_driver *drv,
 			       struct cpuidle_device *dev,
-			       struct teo_cpu *cpu_data, struct teo_scan *scan)
+			       struct teo_cpu *cpu_data, struct teo_selection *sel)
 {
 	/* total includes hits_below, and both sums fit in total. */
-	unsigned int relevant = cpu_data->total - scan->hits_below;
-	unsigned int sum = relevant - scan->intercepts_below;
-	int fallback = scan->candidate;
+	unsigned int relevant = cpu_data->total - sel->hits_below;
+	unsigned int sum = relevant - sel->intercepts_below;
+	int fallback = sel->candidate;
 	int i;
 
-	for (i = scan->candidate - 1; i >= 0; i--) {
+	for (i = sel->candidate - 1; i >= 0; i--) {
 		sum += cpu_data->bins[i].intercepts;
 
 		if (2 * sum > relevant) {
@@ -614,7 +604,7 @@ static int teo_walk_intercepts(struct cpuidle_driver *drv,
 
 		if (!teo_state_safe_without_tick(drv, i,
 						 cpu_data->sleep_length_ns)) {
-			if (fallback == scan->candidate)
+			if (fallback == sel->candidate)
 				break;
 			continue;
 		}
@@ -633,7 +623,7 @@ static int teo_walk_intercepts(struct cpuidle_driver *drv,
 /**
  * teo_state_next_to_polling - Check for a shallow state above a polling one.
  * @drv: cpuidle driver.
- * @scan: Selection data (its @deepest is used).
+ * @sel: Selection data (its @deepest is used).
  * @i: Index of the state.
  *
  * Where state 0 polls (x86), the halting states right above it are only a
@@ -647,9 +637,9 @@ static int teo_walk_intercepts(struct cpuidle_driver *drv,
  * below the deepest enabled one.
  */
 static bool teo_state_next_to_polling(struct cpuidle_driver *drv,
-				      struct teo_scan *scan, int i)
+				      struct teo_selection *sel, int i)
 {
-	return i > 0 && i < scan->deepest && teo_state_polls(drv, 0) &&
+	return i > 0 && i < sel->deepest && teo_state_polls(drv, 0) &&
 	       drv->states[i].target_residency_ns < TEO_SHALLOW_RESIDENCY_NS;
 }
 
@@ -657,7 +647,7 @@ static bool teo_state_next_to_polling(struct cpuidle_driver *drv,
  * teo_keep_tick_and_fit - Keep the tick and fit the state before the tick.
  * @drv: cpuidle driver.
  * @dev: Target CPU.
- * @scan: Selection data (its @first is used).
+ * @sel: Selection data (its @first is used).
  * @idx: State chosen so far.
  * @delta_tick_ns: Time to the next tick.
  * @stop_tick: Tick decision to clear.
@@ -669,12 +659,12 @@ static bool teo_state_next_to_polling(struct cpuidle_driver *drv,
  */
 static int teo_keep_tick_and_fit(struct cpuidle_driver *drv,
 				 struct cpuidle_device *dev,
-				 struct teo_scan *scan, int idx,
+				 struct teo_selection *sel, int idx,
 				 s64 delta_tick_ns, bool *stop_tick)
 {
 	*stop_tick = false;
 
-	if (idx > scan->first &&
+	if (idx > sel->first &&
 	    drv->states[idx].target_residency_ns > delta_tick_ns)
 		return teo_fit_shallower(drv, dev, idx, delta_tick_ns);
 
@@ -682,23 +672,16 @@ static int teo_keep_tick_and_fit(struct cpuidle_driver *drv,
 }
 
 /**
- * teo_apply - Take the outcome of one selection rule, noting if it decided.
- * @idx: State chosen so far.
- * @new_idx: State the rule chose, never deeper than @idx.
- * @rule: The rule.
- * @reason: Last rule that made the choice shallower; updated.
+ * teo_intercepts_decided - Check whether early wakeups settled a selection.
+ * @sel: Selection data.
  *
- * The rules of teo_select() can only make the choice shallower, so the last
- * one that did is the reason its trace event gives.
- *
- * Return: @new_idx.
+ * Return: true if the intercept walk chose the state or the selection
+ * planned for a short idle period because of the intercepts within a tick.
  */
-static int teo_apply(int idx, int new_idx, enum teo_select_reason rule,
-		     enum teo_select_reason *reason)
+static bool teo_intercepts_decided(const struct teo_selection *sel)
 {
-	if (new_idx < idx)
-		*reason = rule;
-	return new_idx;
+	return sel->reason == TEO_SELECT_INTERCEPTS ||
+	       sel->reason == TEO_SELECT_SHORT_IDLE;
 }
 
 /**
@@ -715,11 +698,9 @@ static int teo_select(struct cpuidle_driver *drv, struct cpuidle_device *dev,
 	struct teo_cpu *cpu_data = teo_cpu_data(dev);
 	s64 latency_limit_ns = teo_latency_limit_ns(dev->cpu);
 	ktime_t delta_tick = TICK_NSEC / 2;
-	enum teo_select_reason reason;
-	bool by_intercepts = false;
-	struct teo_scan scan;
+	struct teo_selection sel;
 	s64 expected_ns;
-	int idx;
+	int walked;
 
 	if (dev->last_state_idx >= 0) {
 		teo_update(drv, dev);
@@ -734,36 +715,35 @@ static int teo_select(struct cpuidle_driver *drv, struct cpuidle_device *dev,
 	 */
 	cpu_data->sleep_length_ns = KTIME_MAX;
 
-	/* Safe with one state too, and it gives the trace defined values. */
-	teo_scan_states(drv, dev, cpu_data, latency_limit_ns, &scan);
+	teo_scan_states(drv, dev, latency_limit_ns, &sel);
 
 	if (drv->state_count < 2) {
-		reason = TEO_SELECT_NO_CHOICE;
+		sel.reason = TEO_SELECT_NO_CHOICE;
 		goto keep_tick_shallowest;
 	}
 
-	if (scan.deepest < 0) {
-		reason = TEO_SELECT_NONE_ENABLED;
+	if (sel.deepest < 0) {
+		sel.reason = TEO_SELECT_NONE_ENABLED;
 		goto keep_tick_shallowest;
 	}
 
-	if (scan.deepest == scan.first) {
+	if (sel.deepest == sel.first) {
 		/* One state to use; stop the tick only if it is deep enough. */
-		reason = TEO_SELECT_ONE_ENABLED;
-		idx = scan.deepest;
-		expected_ns = drv->states[idx].target_residency_ns;
+		sel.reason = TEO_SELECT_ONE_ENABLED;
+		sel.state = sel.deepest;
+		expected_ns = drv->states[sel.state].target_residency_ns;
 		goto tick_decision;
 	}
 
-	if (scan.constraint == scan.first) {
+	if (sel.constraint == sel.first) {
 		/*
 		 * The latency limit leaves one state (a PM QoS limit of 0, say):
 		 * no timer could change the choice, so the sleep length is not
 		 * worth its cost.  Stop the tick only if the state is deep enough.
 		 */
-		reason = TEO_SELECT_LATENCY_LIMIT;
-		idx = scan.first;
-		expected_ns = drv->states[idx].target_residency_ns;
+		sel.reason = TEO_SELECT_LATENCY_LIMIT;
+		sel.state = sel.first;
+		expected_ns = drv->states[sel.state].target_residency_ns;
 		goto tick_decision;
 	}
 
@@ -779,22 +759,28 @@ static int teo_select(struct cpuidle_driver *drv, struct cpuidle_device *dev,
 	expected_ns = teo_sleep_length(&delta_tick);
 	cpu_data->sleep_length_ns = expected_ns;
 
-	reason = TEO_SELECT_DEEPEST;
-	idx = teo_apply(scan.deepest, min(scan.deepest, scan.constraint),
-			TEO_SELECT_LATENCY_LIMIT, &reason);
-	if (drv->states[idx].target_residency_ns > expected_ns)
-		idx = teo_apply(idx, teo_fit_shallower(drv, dev, idx, expected_ns),
-				TEO_SELECT_SLEEP_LENGTH, &reason);
-
-	scan.candidate = idx;
-	teo_sum_below_candidate(cpu_data, &scan);
-	if (idx > 0 && teo_intercepts_dominate(cpu_data, &scan)) {
-		idx = teo_apply(idx, teo_walk_intercepts(drv, dev, cpu_data, &scan),
-				TEO_SELECT_INTERCEPTS, &reason);
-		by_intercepts = idx < scan.candidate;
+	sel.state = sel.deepest;
+	sel.reason = TEO_SELECT_DEEPEST;
+	if (sel.constraint < sel.state) {
+		sel.state = sel.constraint;
+		sel.reason = TEO_SELECT_LATENCY_LIMIT;
+	}
+	if (drv->states[sel.state].target_residency_ns > expected_ns) {
+		sel.state = teo_fit_shallower(drv, dev, sel.state, expected_ns);
+		sel.reason = TEO_SELECT_SLEEP_LENGTH;
 	}
 
-	if (!idx)
+	sel.candidate = sel.state;
+	teo_sum_below_candidate(cpu_data, &sel);
+	if (sel.state > 0 && teo_intercepts_dominate(cpu_data, &sel)) {
+		walked = teo_walk_intercepts(drv, dev, cpu_data, &sel);
+		if (walked < sel.state) {
+			sel.state = walked;
+			sel.reason = TEO_SELECT_INTERCEPTS;
+		}
+	}
+
+	if (!sel.state)
 		goto keep_tick_shallowest;
 
 	/*
@@ -802,34 +788,31 @@ static int teo_select(struct cpuidle_driver *drv, struct cpuidle_device *dev,
 	 * for a short idle period.  Intercepts beyond the tick period do not
 	 * count here; the tick would not have disturbed those idle periods.
 	 */
-	if (drv->states[idx].target_residency_ns < TICK_NSEC &&
+	if (drv->states[sel.state].target_residency_ns < TICK_NSEC &&
 	    cpu_data->short_intercepts > cpu_data->total / 2 + cpu_data->total / 8) {
 		expected_ns = TICK_NSEC / 2;
-		by_intercepts = true;
+		sel.reason = TEO_SELECT_SHORT_IDLE;
 	}
 
 tick_decision:
-	if ((!teo_state_polls(drv, idx) &&
-	     !teo_state_next_to_polling(drv, &scan, idx) &&
+	if ((!teo_state_polls(drv, sel.state) &&
+	     !teo_state_next_to_polling(drv, &sel, sel.state) &&
 	     expected_ns >= TICK_NSEC) || teo_tick_stopped())
 		goto out;
 
-	idx = teo_apply(idx, teo_keep_tick_and_fit(drv, dev, &scan, idx,
-						   delta_tick, stop_tick),
-			TEO_SELECT_TICK_FIT, &reason);
+	sel.state = teo_keep_tick_and_fit(drv, dev, &sel, sel.state,
+					  delta_tick, stop_tick);
 	goto out;
 
 keep_tick_shallowest:
 	*stop_tick = false;
-	idx = 0;
+	sel.state = 0;
 out:
 	cpu_data->timer_ns = teo_expected_timer_ns(cpu_data, delta_tick,
-						   by_intercepts && !*stop_tick);
-	trace_teo_select(dev->cpu, scan.deepest, scan.candidate, idx, reason,
-			 cpu_data->sleep_length_ns, delta_tick, *stop_tick,
-			 scan.intercepts_below, scan.hits_below,
-			 cpu_data->total, cpu_data->short_intercepts);
-	return idx;
+						   teo_intercepts_decided(&sel) &&
+						   !*stop_tick);
+	trace_teo_select(dev->cpu, &sel, cpu_data->sleep_length_ns, *stop_tick);
+	return sel.state;
 }
 
 /**

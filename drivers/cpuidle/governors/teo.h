@@ -2,8 +2,9 @@
 /*
  * Internal interface of the timer events oriented (teo) cpuidle governor.
  *
- * Only teo.c includes this header: the per-CPU bookkeeping layout and the
- * constants that shape the metrics.
+ * Only teo.c and its trace events include this header: the per-CPU
+ * bookkeeping layout, the constants that shape the metrics, and what a
+ * selection decides and why.
  */
 
 #ifndef __CPUIDLE_GOVERNOR_TEO_H
@@ -65,6 +66,77 @@ struct teo_cpu {
 	unsigned int total;
 	unsigned int tick_hits;
 	unsigned int short_intercepts;
+};
+
+/**
+ * enum teo_select_reason - The rule that settled an idle state selection.
+ * @TEO_SELECT_NO_CHOICE: The driver has one state: state 0.
+ * @TEO_SELECT_NONE_ENABLED: Every state is disabled: state 0 all the same.
+ * @TEO_SELECT_ONE_ENABLED: Exactly one state is enabled: that one.
+ * @TEO_SELECT_LATENCY_LIMIT: The PM QoS latency limit ruled out deeper states.
+ * @TEO_SELECT_DEEPEST: The deepest enabled state fits the sleep length and
+ *	the latency limit.
+ * @TEO_SELECT_SLEEP_LENGTH: Deeper states do not fit the sleep length.
+ * @TEO_SELECT_INTERCEPTS: Intercepts dominated and the walk down the bins
+ *	stopped in a state shallower than the candidate.
+ * @TEO_SELECT_SHORT_IDLE: Most recent wakeups were intercepts within
+ *	a tick period, so the selection planned for a short idle period and
+ *	keeps the tick unless it is stopped already.
+ *
+ * teo_select() records the last of these rules that applied.  The last two
+ * mean that early wakeups decided, so with the tick kept the next update
+ * takes the tick for the expected timer.  Whatever the reason, a kept tick
+ * also limits the state to one that fits before the tick.
+ */
+enum teo_select_reason {
+	TEO_SELECT_NO_CHOICE,
+	TEO_SELECT_NONE_ENABLED,
+	TEO_SELECT_ONE_ENABLED,
+	TEO_SELECT_LATENCY_LIMIT,
+	TEO_SELECT_DEEPEST,
+	TEO_SELECT_SLEEP_LENGTH,
+	TEO_SELECT_INTERCEPTS,
+	TEO_SELECT_SHORT_IDLE,
+};
+
+/**
+ * enum teo_update_kind - How a wakeup is credited.
+ * @TEO_UPDATE_HIT: The expected timer (or a safety net) ended the idle
+ *	period: a hit in the bin of that timer.
+ * @TEO_UPDATE_INTERCEPT: Something else woke the CPU first: an intercept in
+ *	the bin of the measured idle duration.
+ * @TEO_UPDATE_TICK_HIT: The CPU stayed idle past the tick period: a hit in
+ *	the extra bin beyond the deepest state.
+ */
+enum teo_update_kind {
+	TEO_UPDATE_HIT,
+	TEO_UPDATE_INTERCEPT,
+	TEO_UPDATE_TICK_HIT,
+};
+
+/**
+ * struct teo_selection - What a selection learns and decides.
+ * @first: Shallowest enabled state, -1 if none is enabled.
+ * @deepest: Deepest enabled state, -1 if none is enabled.
+ * @constraint: Deepest enabled state above 0 within the latency limit, else
+ *	the shallowest enabled state.
+ * @candidate: Deepest enabled state that fits the sleep length and the
+ *	latency limit, where the intercept test starts; -1 when the selection
+ *	ends before it.
+ * @state: State chosen so far; the one to enter at the end.
+ * @reason: Rule that settled @state.
+ * @intercepts_below: Sum of the intercepts of the bins below @candidate.
+ * @hits_below: Sum of the hits of the bins below @candidate.
+ */
+struct teo_selection {
+	int first;
+	int deepest;
+	int constraint;
+	int candidate;
+	int state;
+	enum teo_select_reason reason;
+	unsigned int intercepts_below;
+	unsigned int hits_below;
 };
 
 #endif /* __CPUIDLE_GOVERNOR_TEO_H */

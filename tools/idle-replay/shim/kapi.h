@@ -224,11 +224,11 @@ int replay_register_governor(struct cpuidle_governor *gov, const char *label);
 /*
  * Trace events.  An event header's TRACE_EVENT() gives a trace_<name>()
  * that fills the event's entry with the header's own TP_fast_assign() code
- * and passes it to replay_hook_<name>(), which the shim's copy of that
- * header (include/trace/events/) defines.  define_trace.h is empty, so the
- * header is read once.  A governor compiled with REPLAY_TRACE_OFF gets no
- * functions: the shim's header turns each trace_<name>() into a macro that
- * drops its arguments unevaluated.
+ * and passes it to replay_hook_<name>(), which the shim's
+ * trace/define_trace.h defines once the header has declared its events.
+ * The header is read once.  With REPLAY_TRACE_OFF every trace_<name>() is
+ * an empty inline function that the compiler drops with its call, as if
+ * the governor had no trace calls.
  */
 #define TP_PROTO(args...)		args
 #define TP_ARGS(args...)		args
@@ -256,10 +256,15 @@ static inline const char *replay_print_symbolic(unsigned long v,
 	replay_print_symbolic(value,					\
 		(const struct trace_print_flags[]){ symbols, { 0, NULL } })
 #ifdef REPLAY_TRACE_OFF
-#define TRACE_EVENT(name, proto, args, tstruct, assign, print)
+#define TRACE_EVENT(name, proto, args, tstruct, assign, print)		\
+	static inline void trace_##name(proto)				\
+	{								\
+	}
 #else
 #define TRACE_EVENT(name, proto, args, tstruct, assign, print)		\
 	struct replay_entry_##name { tstruct };				\
+	static inline void						\
+	replay_hook_##name(const struct replay_entry_##name *__entry);	\
 	static inline void trace_##name(proto)				\
 	{								\
 		struct replay_entry_##name __replay_entry;		\
@@ -274,9 +279,8 @@ static inline const char *replay_print_symbolic(unsigned long v,
  * What a traced governor's events tell the engine (src/engine.c): the last
  * selection event and the last update event of the current select() call.
  */
-void replay_event_select(int deepest, int candidate, int state,
-			 const char *reason, s64 sleep_length_ns,
-			 bool stop_tick);
+void replay_event_select(int candidate, int state, const char *reason,
+			 s64 sleep_length_ns, bool stop_tick);
 void replay_event_update(int state, const char *kind, int bin);
 
 /* KUnit hooks are no-ops: the lab always builds without CONFIG_KUNIT. */

@@ -182,9 +182,8 @@ static u8 event_word(const char *word)
 	return (u8)i;
 }
 
-void replay_event_select(int deepest, int candidate, int state,
-			 const char *reason, s64 sleep_length_ns,
-			 bool stop_tick)
+void replay_event_select(int candidate, int state, const char *reason,
+			 s64 sleep_length_ns, bool stop_tick)
 {
 	struct event_note *e;
 
@@ -192,7 +191,6 @@ void replay_event_select(int deepest, int candidate, int state,
 		return;		/* the overhead playback: nothing to check */
 	e = &replay_machine->ev;
 	e->selects++;
-	e->deepest = (s8)deepest;
 	e->candidate = (s8)candidate;
 	e->state = (s8)state;
 	e->reason = event_word(reason);

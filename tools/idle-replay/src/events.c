@@ -5,10 +5,11 @@
  * The engine keeps with every decision what the governor's trace events
  * said during that select() call (struct event_note).  The events must tell
  * the truth about the decision: one teo_select event naming the state and
- * tick decision returned and the sleep length the governor got (or none),
- * with the state no deeper than the candidate and the candidate no deeper
- * than the deepest enabled state; an intercept walk that picked a state
- * shallower than the candidate with the sleep length known; and one
+ * tick decision returned and the sleep length the governor got (or none);
+ * a candidate exactly when the sleep length was queried, enabled and no
+ * shallower than the state, and without one a reason that ends a selection
+ * early; "intercepts" only with a state shallower than the candidate, and
+ * "short-idle" never with a tick this selection stopped; and one
  * teo_update event for the state entered before, if there was one.
  */
 
@@ -20,10 +21,19 @@ static const char *word(u8 i)
 	       replay_event_words[i] : "?";
 }
 
-/* Why the events of decision @d do not tell its truth, or NULL. */
-static const char *event_problem(const struct decision *d)
+/* Whether @reason is one of the rules that end a selection early. */
+static bool early_reason(const char *reason)
+{
+	return !strcmp(reason, "no-choice") || !strcmp(reason, "none-enabled") ||
+	       !strcmp(reason, "one-enabled") || !strcmp(reason, "latency-limit");
+}
+
+/* Why the selection event of decision @d does not tell its truth, or NULL. */
+static const char *select_problem(const struct decision *d)
 {
 	const struct event_note *e = &d->ev;
+	const char *reason = word(e->reason);
+	bool queried = e->sleep_length != -1;
 
 	if (e->selects != 1)
 		return e->selects ? "more than one teo_select event" :
@@ -32,12 +42,29 @@ static const char *event_problem(const struct decision *d)
 		return "teo_select names another state or tick decision than the one returned";
 	if (e->sleep_length != d->sleep_length)
 		return "teo_select gives another sleep length than the governor got";
-	if (e->deepest >= 0 &&
-	    (e->state > e->candidate || e->candidate > e->deepest))
-		return "teo_select has state > candidate or candidate > deepest";
-	if (!strcmp(word(e->reason), "intercepts-walk") &&
-	    (e->state >= e->candidate || e->sleep_length == -1))
-		return "intercepts-walk without a state shallower than the candidate, or without the sleep length";
+	if ((e->candidate >= 0) != queried)
+		return "teo_select has a candidate without the sleep length, or the sleep length without a candidate";
+	if (e->candidate < 0)
+		return early_reason(reason) ? NULL :
+		       "teo_select without a candidate gives a reason that needs one";
+	if (e->state > e->candidate || (d->disabled >> e->candidate) & 1)
+		return "teo_select has a state deeper than the candidate, or a disabled candidate";
+	if (!strcmp(reason, "intercepts") && e->state >= e->candidate)
+		return "intercepts without a state shallower than the candidate";
+	if (!strcmp(reason, "short-idle") && e->stop_tick &&
+	    !d->tick_stopped)
+		return "short-idle with the tick stopped by this selection";
+	return NULL;
+}
+
+/* Why the events of decision @d do not tell its truth, or NULL. */
+static const char *event_problem(const struct decision *d)
+{
+	const struct event_note *e = &d->ev;
+	const char *problem = select_problem(d);
+
+	if (problem)
+		return problem;
 	if (e->updates != (d->last_state >= 0))
 		return e->updates > 1 ? "more than one teo_update event" :
 		       e->updates ? "a teo_update event with no state entered before" :

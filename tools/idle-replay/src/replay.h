@@ -321,12 +321,12 @@ static inline double lat_bin_us(int b)
 
 /*
  * What a traced governor's trace events said during one select() call
- * (see shim/include/trace/events/cpuidle_teo.h).  The words are indices
+ * (see shim/include/trace/define_trace.h).  The words are indices
  * into replay_event_words[].
  */
 struct event_note {
 	s64 sleep_length;	/* -1: not queried */
-	s8 deepest, candidate, state;
+	s8 candidate, state;	/* candidate -1: none */
 	u8 selects;		/* selection events seen */
 	u8 stop_tick, reason;
 	u8 updates;		/* update events seen */

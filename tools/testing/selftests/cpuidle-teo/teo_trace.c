@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * teo's trace events on a live kernel: with the cpuidle_teo events enabled
- * in a trace instance of their own, three phases of mixed timer and pipe
- * wakeups run on every CPU (the rules as they are, a state disabled on
- * every CPU, a PM QoS latency limit held through /dev/cpu_dma_latency), and
- * the recorded teo_select events must show that
+ * teo's trace events on a live kernel: with power:teo_select and
+ * power:teo_update enabled in a trace instance of their own, three phases of
+ * mixed timer and pipe wakeups run on every CPU (the rules as they are, a
+ * state disabled on every CPU, a PM QoS latency limit held through
+ * /dev/cpu_dma_latency), and the recorded teo_select events must show that
  *
- *  - whenever the intercept logic ended a selection in a state shallower
- *    than its candidate (reason intercepts-walk), the sleep length had been
- *    queried: without it the next update could not tell a timer wakeup from
- *    an intercept, and a shallow choice could never prove itself wrong;
+ *  - every selection with a candidate (candidate >= 0) chose a state no
+ *    deeper than the candidate, and the candidate is no deeper than the
+ *    deepest state enabled on that CPU;
+ *  - every other selection has candidate -1 and ended before the intercept
+ *    test: its reason is no-choice, none-enabled, one-enabled or
+ *    latency-limit;
+ *  - every selection with reason intercepts chose a state shallower than
+ *    its candidate and had queried the sleep length (sleep_length is not
+ *    -1): without it the next update could not tell a timer wakeup from an
+ *    intercept, and a shallow choice could never prove itself wrong;
  *  - no selection picked the disabled state;
- *  - no selection picked a state whose exit latency is beyond the limit;
- *  - every selection's state is no deeper than its candidate, and the
- *    candidate no deeper than the deepest state enabled on that CPU.
+ *  - no selection picked a state whose exit latency is beyond the limit.
  *
  * The events are read CPU by CPU from the instance's per-CPU trace files,
  * and only the fields the checks need are taken from them, by name
@@ -21,9 +25,10 @@
  * reason and sleep_length, teo_update's kind.  A teo_select event without
  * one of its four fails the test, naming the field.
  *
- * A few events of the first phase are printed, one intercept-heavy and one
- * timer-driven selection each with the update before it.  The test skips
- * without root, a cpuidle driver, teo, tracefs or the events, and where
+ * A few events of the first phase are printed: a selection with reason
+ * intercepts after an intercept, and one with reason sleep-length or
+ * deepest after a hit, each with the update before it.  The test skips
+ * without root, a cpuidle driver, teo, tracefs or the two events, and where
  * tracefs refuses the writes it needs.
  */
 #define _GNU_SOURCE
@@ -66,16 +71,20 @@ struct phase {
 	int disabled;			/* state disabled on every CPU, or -1 */
 	long long limit_us;		/* PM QoS limit held, or -1 */
 	unsigned long long selects, updates;
-	unsigned long long walked, walk_bad, order_bad, disabled_picked;
-	unsigned long long over_limit;
+	unsigned long long walked, walk_bad, order_bad, early_bad;
+	unsigned long long disabled_picked, over_limit;
 	int *deepest;			/* per CPU of cpus[]: deepest enabled */
 	char first_bad[LINE_LEN];
 	char reason[MAX_REASONS][24];
 	unsigned long long reason_count[MAX_REASONS];
 };
 
+/* The events traced, both in the power system. */
+static const char *const events[] = { "teo_select", "teo_update" };
+
 static char instance[PATH_LEN];		/* our trace instance */
-static char enable_path[IPATH_LEN];	/* its events/cpuidle_teo/enable */
+/* Its events/power/<event>/enable files, one per events[]. */
+static char enable_path[ARRAY_SIZE(events)][IPATH_LEN];
 static bool mounted_tracefs;
 
 /* Only open/write/close: also used from the signal handler.  0 or -errno. */
@@ -115,9 +124,13 @@ static void instance_path(char *buf, size_t len, const char *file)
 /* Async-signal-safe: the paths are formatted at setup. */
 static void trace_cleanup(void)
 {
+	unsigned int i;
+
 	if (!instance[0])
 		return;
-	put_file(enable_path, "0");
+	for (i = 0; i < ARRAY_SIZE(events); i++)
+		if (enable_path[i][0])
+			put_file(enable_path[i], "0");
 	rmdir(instance);
 	if (mounted_tracefs)
 		umount(TRACEFS);
@@ -153,6 +166,17 @@ static const char *find_tracefs(void)
 	return NULL;
 }
 
+/* Skip unless @root (tracefs or our instance) has the event power:@event. */
+static void require_event(const char *root, const char *event)
+{
+	char path[IPATH_LEN];
+
+	snprintf(path, sizeof(path), "%s/events/power/%s", root, event);
+	if (access(path, F_OK))
+		ksft_exit_skip("%s is missing: this kernel has no power:%s trace event\n",
+			       path, event);
+}
+
 static void setup_trace(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
@@ -165,10 +189,8 @@ static void setup_trace(void)
 	if (!root)
 		ksft_exit_skip("no tracefs at %s or %s (CONFIG_TRACING off?)\n",
 			       TRACEFS, DEBUGFS_TRACING);
-	snprintf(path, sizeof(path), "%s/events/cpuidle_teo/teo_select", root);
-	if (access(path, F_OK))
-		ksft_exit_skip("%s is missing: this kernel's teo has no trace events\n",
-			       path);
+	for (i = 0; i < ARRAY_SIZE(events); i++)
+		require_event(root, events[i]);
 
 	snprintf(instance, sizeof(instance), "%s/instances/" INSTANCE, root);
 	rmdir(instance);	/* left over by a run that was killed */
@@ -179,14 +201,17 @@ static void setup_trace(void)
 		ksft_exit_fail_msg("cannot create the trace instance %s: %s\n",
 				   instance, strerror(errno));
 	}
-	instance_path(enable_path, sizeof(enable_path),
-		      "events/cpuidle_teo/enable");
+	for (i = 0; i < ARRAY_SIZE(events); i++)
+		snprintf(enable_path[i], sizeof(enable_path[i]),
+			 "%s/events/power/%s/enable", instance, events[i]);
 	atexit(trace_cleanup);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = cleanup_on_signal;
 	sigfillset(&sa.sa_mask);
 	for (i = 0; i < ARRAY_SIZE(sigs); i++)
 		sigaction(sigs[i], &sa, NULL);
+	for (i = 0; i < ARRAY_SIZE(events); i++)
+		require_event(instance, events[i]);
 
 	instance_path(path, sizeof(path), "tracing_on");
 	setup_put(path, "0");
@@ -194,8 +219,10 @@ static void setup_trace(void)
 	if (put_file(path, BUFFER_KB))
 		ksft_print_msg("could not set %s to %s KiB; events may be overwritten\n",
 			       path, BUFFER_KB);
-	setup_put(enable_path, "1");
-	ksft_print_msg("tracing cpuidle_teo:* in %s\n", instance);
+	for (i = 0; i < ARRAY_SIZE(events); i++)
+		setup_put(enable_path[i], "1");
+	ksft_print_msg("tracing power:teo_select and power:teo_update in %s\n",
+		       instance);
 }
 
 static long long ms_since(const struct timespec *t0)
@@ -333,17 +360,37 @@ static void note_bad(struct phase *ph, const char *line, const char *why)
 			 line);
 }
 
+/* The reasons of a selection that ended before the intercept test. */
+static bool early_reason(const char *reason)
+{
+	static const char *const early[] = {
+		"no-choice", "none-enabled", "one-enabled", "latency-limit",
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(early); i++)
+		if (!strcmp(reason, early[i]))
+			return true;
+	return false;
+}
+
 static void check_select(struct phase *ph, int deepest,
 			 const struct select_event *e, const char *line)
 {
 	ph->selects++;
 	count_reason(ph, e->reason);
-	if (e->state > e->candidate || e->candidate > deepest) {
-		ph->order_bad++;
+	if (e->candidate >= 0) {
+		if (e->state > e->candidate || e->candidate > deepest) {
+			ph->order_bad++;
+			note_bad(ph, line,
+				 "state deeper than the candidate, or the candidate than the deepest enabled state");
+		}
+	} else if (e->candidate != -1 || !early_reason(e->reason)) {
+		ph->early_bad++;
 		note_bad(ph, line,
-			 "state deeper than the candidate, or the candidate than the deepest enabled state");
+			 "no candidate, but not a selection that ended before the intercept test");
 	}
-	if (!strcmp(e->reason, "intercepts-walk")) {
+	if (!strcmp(e->reason, "intercepts")) {
 		ph->walked++;
 		if (e->sleep_length == -1 || e->state >= e->candidate) {
 			ph->walk_bad++;
@@ -414,7 +461,7 @@ static void read_cpu_trace(struct phase *ph, int i, bool samples,
 		check_select(ph, ph->deepest[i], &e, line);
 		if (!samples)
 			continue;
-		if (!strcmp(e.reason, "intercepts-walk") &&
+		if (!strcmp(e.reason, "intercepts") &&
 		    !strcmp(last_kind, "intercept"))
 			print_sample("intercept-heavy (the walk after an intercept)",
 				     walk_done, last_update, line);
@@ -509,7 +556,8 @@ int main(void)
 		{ .name = "one state disabled", .disabled = -1, .limit_us = -1 },
 		{ .name = "latency limit held", .disabled = -1, .limit_us = -1 },
 	};
-	unsigned long long selects = 0, walked = 0, walk_bad = 0, order_bad = 0;
+	unsigned long long selects = 0, walked = 0, walk_bad = 0;
+	unsigned long long order_bad = 0, early_bad = 0;
 	bool empty = false;
 	int i;
 
@@ -530,17 +578,18 @@ int main(void)
 		walked += ph[i].walked;
 		walk_bad += ph[i].walk_bad;
 		order_bad += ph[i].order_bad;
+		early_bad += ph[i].early_bad;
 		empty |= !ph[i].selects;
 	}
 
-	ksft_test_result(!empty && !order_bad,
-			 "%llu selections traced, every phase has some; %llu with the state deeper than the candidate or the candidate than the deepest state\n",
-			 selects, order_bad);
+	ksft_test_result(!empty && !order_bad && !early_bad,
+			 "%llu selections traced, every phase has some; %llu with the state deeper than the candidate or the candidate than the deepest state, %llu without a candidate and with a reason other than no-choice, none-enabled, one-enabled or latency-limit\n",
+			 selects, order_bad, early_bad);
 	if (!walked)
-		ksft_test_result_skip("no selection went through the intercept walk\n");
+		ksft_test_result_skip("no selection with reason intercepts\n");
 	else
 		ksft_test_result(!walk_bad,
-				 "%llu selections ended shallower than the candidate through the intercept walk, %llu of them without the sleep length\n",
+				 "%llu selections with reason intercepts, %llu of them not shallower than the candidate or without the sleep length\n",
 				 walked, walk_bad);
 	ksft_test_result(ph[1].selects && !ph[1].disabled_picked,
 			 "state%d (%s) disabled on every CPU: selected %llu times in %llu selections\n",
