@@ -42,7 +42,8 @@ Commands:
         decisions per governor), the trace gate (our teo.c with its trace
         calls compiled out and with them recording must decide alike
         everywhere, and the recorded events must match the decisions),
-        bad-input, converter and tooling tests, and the gates' negative tests.
+        bad-input, converter and tooling tests, and the negative tests of
+        the gates and of the trace gate (events made to lie must be caught).
         --targets: the targets are a gate too.
   targets
         The targets table our teo is judged by; exit 1 if one is missed.

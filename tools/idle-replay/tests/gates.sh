@@ -168,3 +168,47 @@ gate_tests() {
 	printf 'S9 median teo-6.12 miss ours takes the deep state as menu does\nS9 median teo-6.12 miss ours takes the deep state as menu does\n' > "$dir/twice.known"
 	gate_refuses "$bin" --known-misses "$dir/twice.known" "the same miss is listed on line 1"
 }
+
+# The trace gate's negative tests: our teo.c, its teo_select event made to
+# tell one lie by the sed expression $3, built as the lab's own teo (and so
+# as the traced twin), must be caught on one scenario and table, the first
+# inconsistent decision naming the check $4.  $1: the check's build folder,
+# $2: the lie's name.
+trace_liar() {
+	local build=$1/trace-liars/$2 expr=$3 want=$4 g=drivers/cpuidle/governors
+	local log first
+	mkdir -p "$build/$g"
+	cp "$TEO_REPO/$g/teo.c" "$TEO_REPO/$g/teo.h" "$TEO_REPO/$g/teo_trace.h" "$build/$g/"
+	sed -i "$expr" "$build/$g/teo.c"
+	if cmp -s "$build/$g/teo.c" "$TEO_REPO/$g/teo.c"; then
+		result 1 "trace gate: the lie '$2' no longer applies to teo.c"
+		return
+	fi
+	if ! make -s -j2 -C "$LAB" BASE="$base" O="$build/lab" OURS="$build/$g/teo.c" \
+		"$build/lab/idle-replay" >"$build/make.log" 2>&1; then
+		result 1 "trace gate: the lab with the lie '$2' does not build (log: $build/make.log)"
+		return
+	fi
+	log=$build/diff.log
+	"$build/lab/idle-replay" diff --diff teo,teo-traced --events "${data_args[@]}" \
+		--scenario s4-fio-nvme --platform i5-10600k --decisions 20000 >"$log" 2>&1 || true
+	first=$(sed -n 's/^  first: //p' "$log")
+	if [[ $first == *": $want" ]] && ! grep -q ' 0 inconsistent with their events' "$log"; then
+		result 0 "trace gate catches a lie ($2): ${first:0:150}"
+	else
+		result 1 "trace gate: the lie '$2' must be caught with '$want', got '${first:-nothing}' (log: $log)"
+	fi
+}
+
+# $1: the check's build folder.
+trace_gate_tests() {
+	local call='^\ttrace_teo_select(dev->cpu, &sel, cpu_data->sleep_length_ns, \*stop_tick);'
+	trace_liar "$1" tick "s/$call/\ttrace_teo_select(dev->cpu, \&sel, cpu_data->sleep_length_ns, !*stop_tick);/" \
+		"teo_select names another state or tick decision than the one returned"
+	trace_liar "$1" candidate "s/$call/\tsel.candidate = -1;\n&/" \
+		"teo_select has a candidate without the sleep length, or the sleep length without a candidate"
+	trace_liar "$1" intercepts "s/$call/\tif (sel.candidate >= 0)\n\t\tsel.reason = TEO_SELECT_INTERCEPTS;\n&/" \
+		"intercepts without a state shallower than the candidate"
+	trace_liar "$1" short-idle "s/$call/\tif (sel.candidate >= 0 \&\& *stop_tick)\n\t\tsel.reason = TEO_SELECT_SHORT_IDLE;\n&/" \
+		"short-idle with the tick stopped by this selection"
+}

@@ -369,4 +369,5 @@ tooling_tests() {
 	no_build_lock "$dir"
 	diff_self
 	gate_tests "$out" "$dir"
+	trace_gate_tests "$out"
 }
