@@ -411,6 +411,9 @@ check_chain() {
 		d=$(commit_diff "$c")
 		[ -z "$d" ] || apply_overlay_diff "$d" "$dir/forward"
 	done
+	# Afresh: a file the overlay no longer has must not linger from a
+	# check before.
+	rm -rf "$dir/overlay"
 	copy_overlay "$dir/overlay"
 	if ! diff -r "$dir/forward" "$dir/overlay" >&2; then
 		die "the Diff chain of the series does not rebuild the overlay"
