@@ -6,6 +6,12 @@
  * idle workload runs; the other states must still be used.  Checked for
  * the deepest state and for a middle one, which leaves a hole in the
  * table that the governor has to step over.
+ *
+ * ladder does not step over such a hole: it demotes one state at a time
+ * without looking at "disable" (ladder_select_state() in
+ * drivers/cpuidle/governors/ladder.c), so when it sits in the state above
+ * a disabled middle one it can enter it.  That result is an expected
+ * failure, reported as XFAIL, not a pass.
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +20,12 @@
 #include "cpuidle_util.h"
 
 #define ROUNDS	60
+
+/* Whether @gov is known to enter disabled state @state (see above). */
+static bool enters_hole(const char *gov, int state)
+{
+	return !strcmp(gov, "ladder") && state < nr_states - 1;
+}
 
 static void check_disabled(const char *gov, int state)
 {
@@ -47,6 +59,11 @@ static void check_disabled(const char *gov, int state)
 	if (!others)
 		ksft_test_result_fail("%s: disable state%d (%s): no idle entries at all\n",
 				      gov, state, states[state].name);
+	else if (after.st[state].usage && enters_hole(gov, state))
+		ksft_test_result_xfail("%s: disable state%d (%s): entered %llu of %llu times\n",
+				       gov, state, states[state].name,
+				       after.st[state].usage,
+				       after.st[state].usage + others);
 	else
 		ksft_test_result(after.st[state].usage == 0,
 				 "%s: disable state%d (%s): entered %llu times, others %llu\n",
