@@ -34,7 +34,6 @@ import multiprocessing
 import os
 import re
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
@@ -1307,88 +1306,6 @@ def _cell_int(expr, where, bits):
 
 
 # ---------------------------------------------------------------------------
-# Device trees: the flattened blob (for --check-dtc, an independent reader)
-
-class BNode:
-    __slots__ = ("name", "children", "props", "parent")
-
-    def __init__(self, name, parent):
-        self.name = name
-        self.children = {}
-        self.props = {}
-        self.parent = parent
-
-
-class DtbTree:
-    """A flattened device tree (dtc's output), read for --check-dtc.  It
-    answers the same questions as SrcTree: root, has, strings, cells, deref,
-    prop_where, prop_pos, where."""
-
-    def __init__(self, blob):
-        (magic, _total, off_struct, off_strings, _rsv, _ver, _last, _boot, size_strings,
-         size_struct) = struct.unpack(">10I", blob[:40])
-        if magic != 0xD00DFEED:
-            raise DtsError("not a flattened device tree")
-        strings = blob[off_strings:off_strings + size_strings]
-        i, end = off_struct, off_struct + size_struct
-        stack = []
-        self.root = None
-        self.phandles = {}
-        while i < end:
-            tok = struct.unpack(">I", blob[i:i + 4])[0]
-            i += 4
-            if tok == 1:
-                z = blob.index(b"\0", i)
-                name = blob[i:z].decode()
-                i = (z + 4) & ~3
-                node = BNode(name, stack[-1] if stack else None)
-                if stack:
-                    stack[-1].children[name] = node
-                else:
-                    self.root = node
-                stack.append(node)
-            elif tok == 2:
-                stack.pop()
-            elif tok == 3:
-                size, nameoff = struct.unpack(">II", blob[i:i + 8])
-                i += 8
-                pname = strings[nameoff:strings.index(b"\0", nameoff)].decode()
-                stack[-1].props[pname] = blob[i:i + size]
-                if pname in ("phandle", "linux,phandle") and size == 4:
-                    self.phandles[struct.unpack(">I", blob[i:i + 4])[0]] = stack[-1]
-                i = (i + size + 3) & ~3
-            elif tok == 9:
-                break
-
-    def has(self, node, name):
-        return name in node.props
-
-    def strings(self, node, name):
-        v = node.props.get(name)
-        if v is None:
-            return None
-        return [s.decode(errors="replace") for s in v.split(b"\0")[:-1]]
-
-    def cells(self, node, name):
-        v = node.props.get(name)
-        if v is None:
-            return None
-        return list(struct.unpack(f">{len(v) // 4}I", v[:len(v) // 4 * 4]))
-
-    def deref(self, node, cell):
-        return self.phandles.get(cell)
-
-    def prop_where(self, node, name):
-        return None
-
-    def prop_pos(self, node, name):
-        return None
-
-    def where(self, pos):
-        return None
-
-
-# ---------------------------------------------------------------------------
 # Device trees: what the DT cpuidle drivers register
 #
 # A CPU's table is its driver's own state 0 (WFI) followed by the DT states
@@ -1677,20 +1594,26 @@ def board_result(src, files, board, text, drivers, state_max):
              c[5], c[6]) for c in per_cpu], rejects
 
 
-def dtb_board(src, board, text, drivers, state_max):
-    """The same through dtc and a blob reader, for --check-dtc."""
-    r = subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-b", "0",
+def dtc_board(src, files, board, text, drivers, state_max):
+    """The same as dtc compiles it, for --check-dtc.  dtc writes the board
+    back as source (-O dts): one flat tree in which dtc itself has merged
+    the nodes, applied the deletions and /include/, evaluated the
+    expressions and turned every reference into a phandle number.  The
+    same parser reads that: what is hard in the source (labels, paths,
+    overrides, deletions, arithmetic) is done by dtc on one side and by the
+    parser on the other."""
+    r = subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dts",
                         "-i", os.path.dirname(board), "-i", INCLUDE_PREFIXES, "-o", "-", "-"],
                        cwd=src, input=text.encode(), capture_output=True)
     if r.returncode:
         raise DtsError("dtc: " + (r.stderr.decode(errors="replace").strip().splitlines()
                                   or ["failed"])[0])
-    tree = DtbTree(r.stdout)
+    tree = SrcTree(src, files, board, r.stdout.decode(errors="replace"))
     per_cpu, rejects = dt_board(tree, board, drivers, state_max)
     return [(c[0], c[3].label, [(s.name, s.exit_us, s.res_us) for s in c[4]]) for c in per_cpu]
 
 
-def check_board(src, board, text, res, drivers, state_max):
+def check_board(src, files, board, text, res, drivers, state_max):
     """--check-dtc for one board: None if cpp alone and dtc give what the
     batch and the parser gave, else ('unchecked' | 'differs', why)."""
     single, err = cpp_one(src, board)
@@ -1699,7 +1622,7 @@ def check_board(src, board, text, res, drivers, state_max):
     if _strip_markers(single) != _strip_markers(text):
         return ("differs", "the batched cpp output differs from a single cpp run")
     try:
-        theirs = dtb_board(src, board, single, drivers, state_max)
+        theirs = dtc_board(src, files, board, single, drivers, state_max)
     except DtsError as e:
         return ("unchecked", str(e))
     ours = [(c[0], c[3], [(s[0], s[1], s[2]) for s in c[4]]) for c in res[0]]
@@ -1728,7 +1651,7 @@ def work_batch(boards):
             except DtsError as e:
                 err = f"parse: {e}"
         if res is not None and _G["check_dtc"]:
-            check = check_board(src, b, text, res, drivers, state_max)
+            check = check_board(src, files, b, text, res, drivers, state_max)
         out.append((b, res, err, check))
     return out
 
@@ -2007,7 +1930,7 @@ def parse_args(argv):
                    help="parallel device-tree workers (default: the number of CPUs)")
     p.add_argument("--check-dtc", action="store_true",
                    help="also compile every board with cpp and dtc one by one and check that "
-                   "the blob gives the same tables (slow; a self-test of the parser)")
+                   "dtc's tree gives the same tables (slow; a self-test of the parser)")
     p.add_argument("--max-skipped", type=float, default=MAX_SKIPPED_PERCENT, metavar="PERCENT",
                    help="fail if more than this share of the device trees that use idle "
                    f"states cannot be preprocessed or parsed (default {MAX_SKIPPED_PERCENT:g})")
