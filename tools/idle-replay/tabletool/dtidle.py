@@ -294,7 +294,7 @@ def dt_board(tree: Tree, board: str, drivers: DtDrivers,
         em = ems[0] if ems else None
         drv = cpu_driver(drivers, arch, em, machine)
         if drv is None:
-            if state_nodes(tree, cpu):
+            if state_nodes(tree, cpu)[0]:
                 why = f"enable-method {em or 'none'}: no DT cpuidle driver takes these CPUs"
                 failed.setdefault(why, []).append(cpu.name)
             continue

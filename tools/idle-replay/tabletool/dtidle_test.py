@@ -128,6 +128,11 @@ class BoardTest(unittest.TestCase):
                            arch="arm")
         self.assertEqual(rejects, ["cpu@0: enable-method acme,none: no DT cpuidle driver "
                                    "takes these CPUs"])
+        # Without idle states there is nothing a driver could have taken.
+        per_cpu, rejects = board('cpu@0 { enable-method = "acme,none"; };\n'
+                                 'cpu@1 { enable-method = "psci"; cpu-idle-states = <&S1>; };',
+                                 arch="arm")
+        self.assertEqual(([c.cpu for c in per_cpu], rejects), (["cpu@1"], []))
 
 
 class DriverChoiceTest(unittest.TestCase):
