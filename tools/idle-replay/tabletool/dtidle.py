@@ -171,9 +171,8 @@ def state_nodes(tree: Tree, cpu: Node) -> Tuple[List[Tuple[Node, str]],
     pd = tree.cells(cpu, "power-domains")
     if pd:
         target = tree.deref(pd[0])
-        ncells = tree.cells(target, "#power-domain-cells") if target is not None else None
-        if ncells and len(pd) >= 1 + ncells[0]:  # type: ignore[operator]
-            assert target is not None
+        ncells = u32(tree, target, "#power-domain-cells") if target is not None else None
+        if target is not None and ncells is not None and len(pd) >= 1 + ncells:
             domain = [(c, f"domain-idle-states of {target.name}")
                       for c in (tree.cells(target, "domain-idle-states") or [])]
             if domain:

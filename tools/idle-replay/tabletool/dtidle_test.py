@@ -113,6 +113,9 @@ class BoardTest(unittest.TestCase):
     def test_not_a_number(self) -> None:
         with self.assertRaisesRegex(DtsError, "^capacity-dmips-mhz of cpu@0 is not a number$"):
             board("cpu@0 { cpu-idle-states = <&S1>; capacity-dmips-mhz = <&S1>; };")
+        with self.assertRaisesRegex(DtsError, "^#power-domain-cells of pd2 is not a number$"):
+            board("pd2: pd2 { #power-domain-cells = <&S1>; };\n"
+                  "cpu@0 { power-domains = <&pd2>; };")
 
     def test_arm_drivers(self) -> None:
         per_cpu, rejects = board('cpu@0 { enable-method = "qcom,kpss-acc-v2"; '

@@ -371,7 +371,10 @@ def parse_value(text: str, where: str) -> Tuple[List[str], List[Cell]]:
             j = text.find("]", i)
             if j < 0:
                 raise DtsError(f"{where}: unterminated '['")
-            bytes.fromhex("".join(text[i + 1:j].split()))
+            try:
+                bytes.fromhex("".join(text[i + 1:j].split()))
+            except ValueError:
+                raise DtsError(f"{where}: bad byte string") from None
             i = j + 1
         elif c == "&":
             m = REF_RE.match(text, i)
@@ -381,7 +384,8 @@ def parse_value(text: str, where: str) -> Tuple[List[str], List[Cell]]:
             i = m.end()
         elif text.startswith("/bits/", i):
             m = BITS_RE.match(text, i)
-            assert m is not None
+            if not m:
+                raise DtsError(f"{where}: /bits/ without a width")
             bits = int(m.group(1))
             i = m.end()
         else:
@@ -402,7 +406,9 @@ def parse_cells(text: str, where: str, bits: int) -> List[Cell]:
             i += 1
         elif c == "&":
             if text.startswith("&{", i):
-                j = text.index("}", i)
+                j = text.find("}", i)
+                if j < 0:
+                    raise DtsError(f"{where}: unterminated '&{{' in cells")
                 out.append(("path", text[i + 2:j]))
                 i = j + 1
             else:

@@ -126,7 +126,9 @@ class ValueTest(unittest.TestCase):
         for text, why in (('"open', "bad string"), ("<1", "unterminated '<'"),
                           ("[00", "unterminated '\\['"), ("& x", "bad reference"),
                           ("<&>", "bad reference in cells"), ("<1 - 2>", "cannot parse cells"),
-                          ("?", "cannot parse value near '\\?'")):
+                          ("?", "cannot parse value near '\\?'"),
+                          ("[0g]", "bad byte string"), ("/bits/ <1>", "/bits/ without a width"),
+                          ("<&{/a 1>", "unterminated '&{' in cells")):
             with self.subTest(value=text), self.assertRaisesRegex(DtsError, "^f:9: " + why):
                 parse_value(text, "f:9")
 
