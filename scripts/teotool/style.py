@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Style and static checks of everything the series and its tooling hold:
 checkpatch.pl --strict, kernel-doc, a W=1 C=2 (sparse) build, shellcheck
-on the remaining bash, mypy on this package, and its unit tests."""
+on the remaining bash, mypy on this package and on the replay lab's
+corpus extractor (tools/idle-replay/tabletool), and their unit tests."""
 
 import io
 import os
@@ -13,6 +14,11 @@ from typing import List, Optional
 
 from teotool import deps, kunit, paths, process, tree
 from teotool.ui import Fatal, note
+
+# The replay lab's corpus extractor: a package of the same layout beside
+# its entry point, checked and tested with this one.
+EXTRACT_ENTRY = paths.IDLE_REPLAY / "extract-tables.py"
+EXTRACT_PACKAGE = paths.IDLE_REPLAY / "tabletool"
 
 
 def kernel_files() -> List[str]:
@@ -37,8 +43,8 @@ def shell_scripts() -> List[str]:
 
 
 def python_sources() -> List[str]:
-    """The package and its entry point (mypy's scope)."""
-    return [str(paths.ENTRY), str(paths.PACKAGE)]
+    """The packages and their entry points (mypy's scope)."""
+    return [str(paths.ENTRY), str(paths.PACKAGE), str(EXTRACT_ENTRY), str(EXTRACT_PACKAGE)]
 
 
 def checkpatch(src: Path) -> List[str]:
@@ -106,11 +112,12 @@ def mypy() -> List[str]:
 
 def unit_tests(pattern: str = "*_test.py", verbosity: int = 2,
                stream: Optional[io.TextIOBase] = None) -> unittest.TestResult:
-    """The package's unit tests (NAME_test.py beside each module)."""
+    """The packages' unit tests (NAME_test.py beside each module)."""
     sys.dont_write_bytecode = True
-    loader = unittest.TestLoader()
-    suite = loader.discover(str(paths.PACKAGE), pattern=pattern,
-                            top_level_dir=str(paths.SCRIPTS))
+    suite = unittest.TestSuite()
+    for package in (paths.PACKAGE, EXTRACT_PACKAGE):
+        suite.addTest(unittest.TestLoader().discover(str(package), pattern=pattern,
+                                                     top_level_dir=str(package.parent)))
     runner = unittest.TextTestRunner(stream=stream or sys.stdout,  # type: ignore[arg-type]
                                      verbosity=verbosity)
     return runner.run(suite)
