@@ -13,28 +13,6 @@
 #include "replay.h"
 #include "run.h"
 
-static int by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The median of the finite values of @v; NAN if there is none. */
-static double median_of(const double *v, int n)
-{
-	double *t = xcalloc(n, sizeof(*t)), m;
-	int i, k = 0;
-
-	for (i = 0; i < n; i++)
-		if (isfinite(v[i]))
-			t[k++] = v[i];
-	qsort(t, k, sizeof(*t), by_value);
-	m = !k ? NAN : k % 2 ? t[k / 2] : (t[k / 2 - 1] + t[k / 2]) / 2;
-	free(t);
-	return m;
-}
-
 static bool in_family(const struct scenario *s, const char *fam)
 {
 	return !fam || !strcmp(s->family, fam);
@@ -59,7 +37,10 @@ static double mean_of(const struct mean *m)
 	return m->n ? m->sum / m->n : NAN;
 }
 
-enum { M_ENERGY, M_MISS, M_WORK_BASE, M_WORK_ORACLE, M_LAT_MEAN, M_LAT_P99, NR_M };
+enum {
+	M_ENERGY, M_MISS, M_WORK_BASE, M_WORK_ORACLE, M_WORK_REF, M_LAT_MEAN,
+	M_LAT_P99, NR_M
+};
 
 /* Per table the mean over family @fam's scenarios of each measure of @g. */
 static void table_means(const struct corpus *c, const char *fam, int p, int g,
@@ -77,6 +58,7 @@ static void table_means(const struct corpus *c, const char *fam, int p, int g,
 		add(&m[M_MISS], r->miss);
 		add(&m[M_WORK_BASE], r->work_base);
 		add(&m[M_WORK_ORACLE], r->work_oracle);
+		add(&m[M_WORK_REF], r->work_ref);
 		add(&m[M_LAT_MEAN], r->wakeups ? r->lat_mean : NAN);
 		add(&m[M_LAT_P99], r->wakeups ? r->lat_p99 : NAN);
 		*loops |= c->sc[s].closed ? LOOP_CLOSED : LOOP_OPEN;
@@ -158,18 +140,20 @@ unsigned int fam_stat_fill(const struct corpus *c, const char *fam,
 		st[g].miss = v[M_MISS];
 		st[g].work_base = v[M_WORK_BASE];
 		st[g].work_oracle = v[M_WORK_ORACLE];
+		st[g].work_ref = v[M_WORK_REF];
 		st[g].lat_mean = v[M_LAT_MEAN];
 		st[g].lat_p99 = v[M_LAT_P99];
 		for (p = 0; p < c->np; p++)
 			table_means(c, fam, p, g, v, &loops);
-		st[g].med_energy = median_of(st[g].energy, c->np);
-		st[g].med_miss = median_of(st[g].miss, c->np);
+		st[g].med_energy = vmedian(st[g].energy, c->np);
+		st[g].med_miss = vmedian(st[g].miss, c->np);
 		st[g].worst_energy = vmax(st[g].energy, c->np);
 		st[g].worst_miss = vmax(st[g].miss, c->np);
-		st[g].med_work_base = median_of(st[g].work_base, c->np);
-		st[g].med_work_oracle = median_of(st[g].work_oracle, c->np);
-		st[g].med_lat_mean = median_of(st[g].lat_mean, c->np);
-		st[g].med_lat_p99 = median_of(st[g].lat_p99, c->np);
+		st[g].med_work_base = vmedian(st[g].work_base, c->np);
+		st[g].med_work_oracle = vmedian(st[g].work_oracle, c->np);
+		st[g].med_work_ref = vmedian(st[g].work_ref, c->np);
+		st[g].med_lat_mean = vmedian(st[g].lat_mean, c->np);
+		st[g].med_lat_p99 = vmedian(st[g].lat_p99, c->np);
 		run_losses(c, fam, g, work_pct, &st[g]);
 	}
 	for (g = 1; g < c->ng; g++)
@@ -241,7 +225,8 @@ static void families_rows(FILE *f, const struct corpus *c, const char *fam,
 		const struct fam_stat *t = &st[g];
 		const double v[] = {
 			t->med_energy, t->med_miss, t->med_work_base,
-			t->med_work_oracle, t->med_lat_mean, t->med_lat_p99,
+			t->med_work_oracle, t->med_work_ref, t->med_lat_mean,
+			t->med_lat_p99,
 		};
 		size_t i;
 
@@ -274,7 +259,7 @@ void families_tsv(const char *path, const struct corpus *c,
 	unsigned int loops;
 	int fi;
 
-	fprintf(f, "family\tloop\tgovernor\trole\truns\ttables\tenergy_pct\tmiss_pct\twork_pct_best_baseline\twork_pct_oracle\tlat_mean_us\tlat_p99_us\tbest_energy_baseline\tbest_miss_baseline\twork_lost_runs\tenergy_over_runs\n");
+	fprintf(f, "family\tloop\tgovernor\trole\truns\ttables\tenergy_pct\tmiss_pct\twork_pct_best_baseline\twork_pct_oracle\twork_pct_best_reference\tlat_mean_us\tlat_p99_us\tbest_energy_baseline\tbest_miss_baseline\twork_lost_runs\tenergy_over_runs\n");
 	for (fi = 0; fi < fs->nf; fi++)
 		families_rows(f, c, fs->fam[fi], fs->loops[fi], fs->st[fi]);
 	loops = fam_stat_fill(c, NULL, work_pct, all);

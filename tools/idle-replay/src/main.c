@@ -165,9 +165,9 @@ static int cmd_run(int argc, char **argv)
 	struct result *rs;
 	int g;
 
-	c.gov[c.ng++] = gov_find("oracle");
+	c.ng = govs_always(c.gov);
 	for (g = 0; g < cl.ngov; g++)
-		if (cl.gov[g]->role != ROLE_ORACLE)
+		if (!gov_always(cl.gov[g]))
 			c.gov[c.ng++] = cl.gov[g];
 	if (cl.trace) {
 		if (cl.scenario)

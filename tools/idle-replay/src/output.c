@@ -156,6 +156,7 @@ void run_json(FILE *f, const struct corpus *c, const struct result *rs)
 		json_field(f, "work_pct", r->work_rel);
 		json_field(f, "work_pct_best_baseline", r->work_base);
 		json_field(f, "work_pct_oracle", r->work_oracle);
+		json_field(f, "work_pct_best_reference", r->work_ref);
 		json_field(f, "miss_pct", r->miss);
 		json_field(f, "above_pct", r->above);
 		json_field(f, "below_pct", r->below);

@@ -39,6 +39,7 @@ int parse_decimal(const char *tok, unsigned long long max,
 		  unsigned long long *v);
 double vmin(const double *v, int n);
 double vmax(const double *v, int n);
+double vmedian(const double *v, int n);
 
 /* --- random numbers ---------------------------------------------------- */
 
@@ -202,11 +203,12 @@ int trace_convert(FILE *in, const char *name, FILE *out, int hz,
  * ours built with its trace events recording, which only the trace gate
  * runs (diff --events) and no report or gate shows, or a mutant: ours with
  * one rule reverted (tools/teo-mutants), which only the intended-differences
- * gate runs against ours.
+ * gate runs against ours, or a reference: a fixed policy of the lab
+ * (refs.c), run like the oracle in every scenario, never a baseline.
  */
 enum gov_role {
 	ROLE_ORACLE, ROLE_OURS, ROLE_BASE, ROLE_MAINLINE, ROLE_EXTRA, ROLE_TWIN,
-	ROLE_MUTANT, NR_ROLES
+	ROLE_MUTANT, ROLE_REFERENCE, NR_ROLES
 };
 
 struct gov_entry {
@@ -227,12 +229,15 @@ extern const struct gov_expect replay_expected_govs[];
 extern struct gov_entry replay_govs[MAX_GOVS];
 extern int replay_ngovs;
 struct cpuidle_governor *oracle_governor(void);
+void refs_register(void);
 const struct gov_entry *gov_find(const char *label);
 const struct gov_entry *gov_by_role(enum gov_role role, const char *kind);
 const char *gov_role_name(enum gov_role role);
 bool gov_is_baseline(const struct gov_entry *g);
 bool gov_in_reference(const struct gov_entry *g);
 void gov_judge_as_ours(const char *label);
+int govs_always(const struct gov_entry **out);
+bool gov_always(const struct gov_entry *g);
 void govs_init(void);
 
 /*
@@ -297,10 +302,11 @@ struct result {
 	double energy_rel;		/* % of the yardstick */
 	double work_rel;		/* work items, % of the yardstick */
 	/*
-	 * Closed loops: work items in % of the best baseline's and of the
-	 * oracle's (NAN in open loops, or without a baseline).
+	 * Closed loops: work items in % of the best baseline's, of the
+	 * oracle's and of the best reference policy's (NAN in open loops, or
+	 * without a baseline or a reference).
 	 */
-	double work_base, work_oracle;
+	double work_base, work_oracle, work_ref;
 	u64 wakeups;			/* wakeups that brought work */
 	double miss, above, below, lat_mean, lat_p99, tick_wrong, adapt;
 	double tvd;			/* time-in-state distance to the oracle */

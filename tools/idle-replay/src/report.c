@@ -226,7 +226,8 @@ static void intro(FILE *f, const struct corpus *c)
 			"the lab's oracle", "ours", "baseline, base tree",
 			"baseline, mainline tree", "extra",
 			"ours with its trace events recording",
-			"ours with one rule reverted"
+			"ours with one rule reverted",
+			"a reference policy of the lab, never a baseline"
 		};
 
 		fprintf(f, "- `%s`: %s (%s)\n", c->gov[g]->label,
@@ -288,9 +289,9 @@ static void corpus_govs(struct corpus *c, const struct cli *cl)
 {
 	int g;
 
-	c->gov[c->ng++] = gov_find("oracle");
+	c->ng = govs_always(c->gov);
 	for (g = 0; g < cl->ngov; g++)
-		if (cl->gov[g]->role != ROLE_ORACLE)
+		if (!gov_always(cl->gov[g]))
 			c->gov[c->ng++] = cl->gov[g];
 }
 

@@ -161,20 +161,25 @@ static double pct_of(u64 part, u64 whole)
 
 /*
  * Closed loops only (an open loop's work is fixed by its arrivals): work in
- * % of the most any baseline did and of the oracle's (rs[0]).
+ * % of the most any baseline did, of the oracle's (rs[0]) and of the most
+ * a reference policy did.
  */
 static void relate_work(struct result *rs, int ng,
 			const struct gov_entry *const *gs, bool closed)
 {
-	u64 base = 0;
+	u64 base = 0, ref = 0;
 	int g;
 
-	for (g = 0; g < ng; g++)
+	for (g = 0; g < ng; g++) {
 		if (gov_is_baseline(gs[g]))
 			base = max(base, rs[g].items);
+		if (gs[g]->role == ROLE_REFERENCE)
+			ref = max(ref, rs[g].items);
+	}
 	for (g = 0; g < ng; g++) {
 		rs[g].work_base = closed ? pct_of(rs[g].items, base) : NAN;
 		rs[g].work_oracle = closed ? pct_of(rs[g].items, rs[0].items) : NAN;
+		rs[g].work_ref = closed ? pct_of(rs[g].items, ref) : NAN;
 	}
 }
 

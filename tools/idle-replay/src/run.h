@@ -48,10 +48,11 @@ struct fam_stat {
 	int n;			/* tables */
 	int runs;		/* scenario x table runs */
 	double *energy, *miss;	/* per table */
-	double *work_base, *work_oracle;	/* closed loops, % */
+	double *work_base, *work_oracle, *work_ref;	/* closed loops, % */
 	double *lat_mean, *lat_p99;		/* added latency, us */
 	double med_energy, med_miss, worst_energy, worst_miss;
-	double med_work_base, med_work_oracle, med_lat_mean, med_lat_p99;
+	double med_work_base, med_work_oracle, med_work_ref;
+	double med_lat_mean, med_lat_p99;
 	int losses;		/* tables where it loses to the best other one */
 	int work_lost;		/* runs with less work than the best baseline */
 	int energy_over;	/* runs with energy > TARGET_WORST % above it */
