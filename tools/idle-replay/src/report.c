@@ -201,6 +201,8 @@ static void family_section(FILE *f, const struct corpus *c,
 	if (fs->closed[fi])
 		fprintf(f, "Closed loop (marked *): energy and work are in %% of the best of ours and\n"
 			"the baselines, not of the oracle (which is no lower bound there).\n\n");
+	family_table(f, c, fs, fi);
+	fputc('\n', f);
 	family_home(f, c, fam);
 	distribution_table(f, c, fs, fi);
 	versus_section(f, c, fs, fi);
@@ -261,11 +263,11 @@ static void write_report(FILE *f, struct evaluation *ev, struct gate_results *gr
 	u64 random_div = ev->random_div;
 
 	intro(f, c);
-	corpus_section(f, c);
+	throughput_sections(f, c, fs, ev->gc.has_work ? ev->gc.work_pct : NAN);
 	gr->targets = targets_section(f, c, fs, NULL);
 	gr->regression = regression_gate(f, c, fs, &ev->gc,
 					 ev->has_known ? &ev->km : NULL, &ev->tally);
-	work_section(f, c, &ev->gc, &ev->tally);
+	work_section(f, &ev->tally);
 	gr->oracle = oracle_gate(f, c);
 	gr->intended = intended_section(f, c, d, nd, random_div);
 	trap_section(f, c);
@@ -273,6 +275,7 @@ static void write_report(FILE *f, struct evaluation *ev, struct gate_results *gr
 	seed_directions(f, c);
 	for (fi = 0; fi < fs->nf; fi++)
 		family_section(f, c, fs, fi);
+	corpus_section(f, c);
 	fprintf(f, "\n## Plots\n\n![energy over the corpus](corpus-energy.svg)\n\n"
 		"![miss over the corpus](corpus-miss.svg)\n\n"
 		"![energy vs added latency](energy-latency.svg)\n");
@@ -387,12 +390,16 @@ int cmd_report(int argc, char **argv)
 	f = report_file(cl.out, "results.tsv");
 	write_tsv(f, &ev->c);
 	fclose(f);
+	f = report_file(cl.out, "lockins.tsv");
+	lockins_tsv(f, &ev->c);
+	fclose(f);
 	f = report_file(cl.out, "tables.tsv");
 	platforms_write_tsv(f, ev->c.ps, ev->c.np);
 	fclose(f);
 	write_plot_files(&ev->c, &ev->fs, cl.out);
 	families_tsv_at(cl.out, ev);
-	printf("wrote %s/report.md, results.tsv, families.tsv and the plot data\n", cl.out);
+	printf("wrote %s/report.md, results.tsv, families.tsv, lockins.tsv and the plot data\n",
+	       cl.out);
 	evaluation_free(ev);
 	return 0;
 }

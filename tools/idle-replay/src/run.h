@@ -128,8 +128,7 @@ void known_misses_free(struct known_misses *km);
 bool work_lost(const struct corpus *c, int s, int p, int ours, double pct,
 	       int *best);
 void misses_tsv_head(FILE *f);
-void work_section(FILE *f, const struct corpus *c, const struct gate_conf *gc,
-		  const struct miss_tally *t);
+void work_section(FILE *f, const struct miss_tally *t);
 int misses_gate(FILE *f, const struct corpus *c, const struct fam_stats *fs,
 		const struct gate_conf *gc, struct known_misses *km,
 		struct miss_tally *t);

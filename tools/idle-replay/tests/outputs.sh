@@ -172,28 +172,50 @@ outputs_overhead() {
 	outputs_result "overhead --tsv" "$dir/overhead.shown" "$dir/overhead.written" "$bad"
 }
 
-# report: families.tsv against the report's tables of the same run.
+# report: families.tsv against the report's tables of the same run: the
+# per-family table of each concern (cells "A / B" for two measures).
 outputs_report() {
 	local bin=$1 dir=$2 bad=''
 	rm -rf "$dir/report"
-	"$bin" report "${data_args[@]}" --scenario S4 --platform rk3399 --gates "$GATES" \
+	"$bin" report "${data_args[@]}" --scenario S3 --platform dt-mt8195-big --gates "$GATES" \
 		--out "$dir/report" > /dev/null
 	tsv_parses "$dir/report/families.tsv" || bad="families.tsv: rows without the header's fields"
-	# The targets table: every shown governor's median energy / miss.
-	awk -F' *[|] *' '/^## Targets/ { on = 1 } /^## / && !/^## Targets/ { on = 0 }
-		on && /^[|] family/ { for (i = 3; i < NF; i++) gov[i] = $i }
-		on && /^[|] (S[0-9]|P|X)[*]? [|]/ {
+	awk -F' *[|] *' '
+		/^### Throughput/ { a = "work_pct_best_baseline"; b = "work_pct_oracle"; next }
+		/^### Added wakeup latency/ { a = "lat_mean_us"; b = "lat_p99_us"; next }
+		/^### Energy per unit/ { a = "energy_pct"; b = ""; next }
+		/^### Miss ratio/ { a = "miss_pct"; b = ""; next }
+		/^##/ { a = "" }
+		a && /^[|] family/ { for (i = 3; i < NF; i++) gov[i] = $i; next }
+		a && /^[|] (S[0-9]|P|X)[*]? [|]/ {
 			fam = $2; sub(/[*]$/, "", fam)
-			for (i = 3; i in gov && gov[i] !~ / target$|^worst/; i++) {
+			for (i = 3; i < NF; i++) {
 				split($i, v, " / ")
-				print fam "." gov[i] ".energy_pct", v[1]
-				print fam "." gov[i] ".miss_pct", v[2]
+				print fam "." gov[i] "." a, v[1]
+				if (b) print fam "." gov[i] "." b, v[2]
 			}
 		}' "$dir/report/report.md" > "$dir/families.shown"
 	awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) col[i] = $i; next }
 		{ for (i = 5; i <= NF; i++) print $1 "." $3 "." col[i], $i }' \
 		"$dir/report/families.tsv" > "$dir/families.written"
 	outputs_result "report: families.tsv" "$dir/families.shown" "$dir/families.written" "$bad"
+
+	# lockins.tsv: the same runs as the report's list, each governor's
+	# work in % of the most the oracle or a reference did.
+	bad=''
+	tsv_parses "$dir/report/lockins.tsv" || bad="lockins.tsv: no rows, or rows without the header's fields"
+	awk -F' *[|] *' '/^Shared lock-ins: / { split($0, w, " "); print "lockins", w[3] }
+		/^[|] scenario [|] table/ { for (i = 4; i < NF; i++) gov[i] = $i; on = 1; next }
+		on && /^[|] s/ { for (i = 4; i < NF; i++) print $2 "." $3 "." gov[i], $i }' \
+		"$dir/report/report.md" > "$dir/lockins.shown"
+	awk -F'\t' 'NR > 1 { k = $1 "." $2; if (!(k in best)) runs++
+			items[k "." $3] = $5
+			if (($4 == "oracle" || $4 == "reference") && $5 > best[k]) best[k] = $5 }
+		END { print "lockins", runs
+			for (k in items) { split(k, w, "."); r = w[1] "." w[2]
+				print k, sprintf("%.6f", 100 * items[k] / best[r]) } }' \
+		"$dir/report/lockins.tsv" > "$dir/lockins.written"
+	outputs_result "report: lockins.tsv" "$dir/lockins.shown" "$dir/lockins.written" "$bad"
 }
 
 # $1: the check's build folder, $2: its output folder.
