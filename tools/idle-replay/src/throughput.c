@@ -348,24 +348,20 @@ void family_table(FILE *f, const struct corpus *c, const struct fam_stats *fs,
 		"|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
 		c->np, TARGET_WORST, TARGET_WORST);
 	for (k = 0; k < n; k++) {
+		static const int decimals[] = { 1, 1, 1, 1, 0, 1, 2, 0 };
 		const struct fam_stat *st = &fs->st[fi][order[k]];
+		const double v[ARRAY_SIZE(decimals)] = {
+			st->med_work_base, st->med_work_oracle, st->med_work_ref,
+			st->med_lat_mean, st->med_lat_p99, st->med_energy,
+			st->med_miss, st->work_lost < 0 ? NAN : st->work_lost,
+		};
+		size_t i;
 
 		fprintf(f, "| %s |", c->gov[order[k]]->label);
-		cell(f, st->med_work_base, 1);
-		fprintf(f, " |");
-		cell(f, st->med_work_oracle, 1);
-		fprintf(f, " |");
-		cell(f, st->med_work_ref, 1);
-		fprintf(f, " |");
-		cell(f, st->med_lat_mean, 1);
-		fprintf(f, " |");
-		cell(f, st->med_lat_p99, 0);
-		fprintf(f, " |");
-		cell(f, st->med_energy, 1);
-		fprintf(f, " |");
-		cell(f, st->med_miss, 2);
-		fprintf(f, " |");
-		cell(f, st->work_lost < 0 ? NAN : st->work_lost, 0);
-		fprintf(f, " | %d / %d |\n", st->energy_over, st->runs);
+		for (i = 0; i < ARRAY_SIZE(v); i++) {
+			cell(f, v[i], decimals[i]);
+			fprintf(f, " |");
+		}
+		fprintf(f, " %d / %d |\n", st->energy_over, st->runs);
 	}
 }
