@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 from typing import Dict, List, NoReturn, Optional, Sequence, Tuple
 
-from teotool import checks, deps, fetch, kunit, paths, process, reports, style, tree, ui, vm
+from teotool import (checks, deps, faulttest, fetch, kselftest, kunit, paths, process,
+                     reports, style, tree, ui, vm)
 from teotool.ui import Fatal, UsageError
 
 # Commands that run a bash script (name: script, help).
@@ -22,9 +23,6 @@ DELEGATED: Dict[str, Tuple[str, str]] = {
             " workloads"),
     "replay": ("replay.sh", "the replay lab"),
     "bench": ("bench.sh", "the A/B workload benchmark"),
-    "kselftest": ("vm-kselftest.sh", "the kselftests in the VM"),
-    "faulttest": ("vm-faulttest.sh", "the VM fault test on a debug kernel"
-                  " (an extended check, not part of check: about 30 min cold)"),
     "series": ("series.sh", "export or check the patch series"),
     "mutants": ("kunit-mutants.sh", "the KUnit mutation check: every mutant of"
                 " tools/teo-mutants must fail the cases it names (an extended"
@@ -235,6 +233,15 @@ def build_parser() -> Parser:
     p = command("vm", "boot the test VM and run a command", vm.DESCRIPTION)
     vm.add_arguments(p)
     p.set_defaults(func=vm.main)
+
+    p = command("kselftest", "the kselftests in the VM", kselftest.DESCRIPTION)
+    kselftest.add_arguments(p)
+    p.set_defaults(func=kselftest.main)
+
+    p = command("faulttest", "the VM fault test on a debug kernel (an extended check,"
+                " not part of check: about 30 min cold)", faulttest.DESCRIPTION)
+    faulttest.add_arguments(p)
+    p.set_defaults(func=faulttest.main)
 
     p = command("reports", "print the kernel reports (BUG, WARNING, ...) in kernel logs")
     p.add_argument("files", nargs="+", metavar="FILE")

@@ -101,7 +101,8 @@ BAD_INPUT: List[Tuple[str, int, str, List[str], Dict[str, str]]] = [
 HELP: List[Tuple[str, str, List[str]]] = [
     ("teo run --help: help, no dependency check", "usage: vm-bench.sh", [TEO, "run", "--help"]),
     ("teo check --help", "usage: teo check", [TEO, "check", "--help"]),
-    ("teo faulttest --help", "usage: vm-faulttest.sh", [TEO, "faulttest", "--help"]),
+    ("teo faulttest --help", "usage: teo faulttest", [TEO, "faulttest", "--help"]),
+    ("teo kselftest --help", "--restricted MODE", [TEO, "kselftest", "--help"]),
     ("scripts/vm.sh --help: the wrapper", "usage: teo vm", [str(SCRIPTS / "vm.sh"), "--help"]),
     ("teo vm --help", "--hz N", [TEO, "vm", "--help"]),
     ("teo bench --help", "--ceiling-states", [TEO, "bench", "--help"]),
