@@ -103,9 +103,10 @@ def _run_dir(out: Optional[str], default: Path) -> Path:
 def main(args: argparse.Namespace) -> int:
     """teo faulttest."""
     fio_s, reloads = check_args(args)
-    vm_args = ["--debug", "--smp", args.smp, "--profile", args.profile]
+    # OPTION=VALUE: a value may start with a dash.
+    vm_args = ["--debug", f"--smp={args.smp}", f"--profile={args.profile}"]
     if args.out is not None:
-        vm_args += ["--out", args.out]
+        vm_args.append(f"--out={args.out}")
     opts = vm.from_args(vm.namespace(*vm_args))
     check_out(args.out)
     deps.need_cmd("fio", "jq")

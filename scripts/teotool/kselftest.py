@@ -180,11 +180,12 @@ def main(args: argparse.Namespace) -> int:
     if args.restricted is not None and args.restricted not in MODES:
         raise UsageError(f"--restricted: unknown mode '{args.restricted}'"
                          f" ({' or '.join(MODES)})")
+    # OPTION=VALUE: a value may start with a dash.
     vm_args = []
     if args.profile is not None:
-        vm_args += ["--profile", args.profile]
+        vm_args.append(f"--profile={args.profile}")
     if args.states is not None:
-        vm_args += ["--states", args.states]
+        vm_args.append(f"--states={args.states}")
     opts = vm.from_args(vm.namespace(*vm_args))
     # rsync: the kselftest framework's install target copies with it.
     deps.need_cmd("make", "gcc", "qemu-system-x86_64", "rsync")

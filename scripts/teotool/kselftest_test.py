@@ -107,6 +107,7 @@ class BadInputTest(ScratchTest):
                  ["--restricted", "root"]),
                 ("--restricted needs a value", ["--restricted"]),
                 ("unknown profile 'x'", ["--profile", "x"]),
+                ("unknown profile '--x'", ["--profile=--x"]),
                 ("more than 10 states", ["--states", "1/1," * 10 + "1/1"]),
                 ("unknown argument 'extra'", ["extra"])):
             with self.subTest(args=args):
