@@ -18,6 +18,10 @@ One concern per module, as in the kernel's tools/testing/kunit/:
   stats      medians, percentiles, Mann-Whitney, TVD
   states     idle-state lists as cpuidle-emu takes them
   checks     the steps of "scripts/teo check"
+  vm         the test VM: its options, QEMU's command line, the guest run
+  vmbuild    the test VM's kernel, module and initramfs, with their stamps
+  kselftest  the cpuidle-teo kselftests in the test VM
+  faulttest  the fault test on the debug kernel in the test VM
   shell      what scripts/lib.sh asks of this package for the bash scripts
   testing    helpers of the unit tests
 

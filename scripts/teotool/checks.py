@@ -45,7 +45,7 @@ STEPS: Tuple[Step, ...] = (
     Step("style", _teo("style")),
     Step("replay.sh check", _script("replay.sh", "check")),
     Step("replay.sh leaks", _script("replay.sh", "leaks"), traced=False),
-    Step("vm-kselftest.sh", _script("vm-kselftest.sh")),
+    Step("kselftest", _teo("kselftest")),
     Step("series.sh check", _script("series.sh", "check")),
 )
 

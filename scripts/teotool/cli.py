@@ -7,11 +7,13 @@ script of scripts/ with the arguments as given, until they are ported.
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Dict, List, NoReturn, Optional, Sequence, Tuple
 
-from teotool import checks, deps, fetch, kunit, paths, process, reports, style, tree, ui
+from teotool import (checks, deps, faulttest, fetch, kselftest, kunit, paths, process,
+                     reports, style, tree, ui, vm)
 from teotool.ui import Fatal, UsageError
 
 # Commands that run a bash script (name: script, help).
@@ -20,11 +22,7 @@ DELEGATED: Dict[str, Tuple[str, str]] = {
             " QEMU on an emulated idle platform and compare teo with menu on"
             " workloads"),
     "replay": ("replay.sh", "the replay lab"),
-    "vm": ("vm.sh", "boot the test VM and run a command"),
     "bench": ("bench.sh", "the A/B workload benchmark"),
-    "kselftest": ("vm-kselftest.sh", "the kselftests in the VM"),
-    "faulttest": ("vm-faulttest.sh", "the VM fault test on a debug kernel"
-                  " (an extended check, not part of check: about 30 min cold)"),
     "series": ("series.sh", "export or check the patch series"),
     "mutants": ("kunit-mutants.sh", "the KUnit mutation check: every mutant of"
                 " tools/teo-mutants must fail the cases it names (an extended"
@@ -53,6 +51,9 @@ class Parser(argparse.ArgumentParser):
         prefix = "unrecognized arguments: "
         if message.startswith(prefix):
             message = f"unknown argument '{message[len(prefix):].split()[0]}'"
+        needs = re.fullmatch(r"argument (\S+?)(?:/\S+)?: expected one argument", message)
+        if needs:
+            message = f"{needs.group(1)} needs a value"
         raise UsageError(message)
 
 
@@ -228,6 +229,19 @@ def build_parser() -> Parser:
     p.add_argument("--pattern", default="*_test.py",
                    help="only the test files matching this (default: %(default)s)")
     p.set_defaults(func=_cmd_test_tools)
+
+    p = command("vm", "boot the test VM and run a command", vm.DESCRIPTION)
+    vm.add_arguments(p)
+    p.set_defaults(func=vm.main)
+
+    p = command("kselftest", "the kselftests in the VM", kselftest.DESCRIPTION)
+    kselftest.add_arguments(p)
+    p.set_defaults(func=kselftest.main)
+
+    p = command("faulttest", "the VM fault test on a debug kernel (an extended check,"
+                " not part of check: about 30 min cold)", faulttest.DESCRIPTION)
+    faulttest.add_arguments(p)
+    p.set_defaults(func=faulttest.main)
 
     p = command("reports", "print the kernel reports (BUG, WARNING, ...) in kernel logs")
     p.add_argument("files", nargs="+", metavar="FILE")

@@ -21,6 +21,13 @@ SERIES = REPO / "series"
 # commits that name them (tree.ordered_edits).
 EDITS = SERIES / "edits"
 CPUIDLE_EMU = REPO / "tools" / "cpuidle-emu"
+# The test VM: its kernel config fragments, the emulated idle driver's
+# source, the initramfs' /init and the fault test's guest side.
+VM_CONFIG = CPUIDLE_EMU / "vm.config"
+VM_DEBUG_CONFIG = CPUIDLE_EMU / "vm-debug.config"
+EMU_SOURCES = (CPUIDLE_EMU / "cpuidle-emu.c", CPUIDLE_EMU / "Makefile")
+VM_INIT = CPUIDLE_EMU / "vm-init"
+FAULTTEST_GUEST = CPUIDLE_EMU / "faulttest-guest.sh"
 IDLE_REPLAY = REPO / "tools" / "idle-replay"
 LAB_PLATFORMS = IDLE_REPLAY / "platforms"
 
@@ -36,6 +43,8 @@ OVERLAY_PATHS: Tuple[str, ...] = (
 )
 # In-tree paths, relative to a kernel tree.
 GOVERNORS = "drivers/cpuidle/governors"
+SELFTESTS = "tools/testing/selftests"
+TEO_SELFTESTS = SELFTESTS + "/cpuidle-teo"
 KUNITCONFIG = GOVERNORS + "/.kunitconfig"
 KUNIT_PY = "tools/testing/kunit/kunit.py"
 # Folders of the repository whose C files are kernel-side (checkpatch,
@@ -96,6 +105,11 @@ def check_dir() -> Path:
 def kunit_qemu() -> Path:
     """The QEMU wrapper for kunit.py (kunit.qemu_dir)."""
     return cache() / "kunit-qemu"
+
+
+def kvm_probe() -> Path:
+    """The test VM's cached verdicts on booting under KVM (vm.py)."""
+    return cache() / "kvm-probe"
 
 
 def shell_env() -> str:
