@@ -213,3 +213,25 @@ double vmax(const double *v, int n)
 		m = v[i] > m ? v[i] : m;
 	return m;
 }
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of the finite values of @v; NAN if there is none. */
+double vmedian(const double *v, int n)
+{
+	double *t = xcalloc(n, sizeof(*t)), m;
+	int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			t[k++] = v[i];
+	qsort(t, k, sizeof(*t), by_value);
+	m = !k ? NAN : k % 2 ? t[k / 2] : (t[k / 2 - 1] + t[k / 2]) / 2;
+	free(t);
+	return m;
+}

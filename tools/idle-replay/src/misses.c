@@ -369,47 +369,12 @@ void misses_tsv_head(FILE *f)
 	fprintf(f, "where\ttable\tbaseline\tmetric\tlisted\tmeasured\n");
 }
 
-/*
- * The report's view of closed loops: the documented misses, and per
- * scenario the tables where ours does less work than the best baseline.
- */
-void work_section(FILE *f, const struct corpus *c, const struct gate_conf *gc,
-		  const struct miss_tally *t)
+/* The report's summary of the documented misses this run met. */
+void work_section(FILE *f, const struct miss_tally *t)
 {
-	int ours = corpus_gov(c, gov_by_role(ROLE_OURS, NULL));
-	int s, p, b, n, total = 0, runs = 0;
-
-	fprintf(f, "\n## Work done in closed loops\n\n");
-	fprintf(f, "Documented misses (tools/idle-replay/known-misses) met by this run: %d of %d misses (energy %d, miss %d, table-energy %d, work %d); %d not listed, %d listed misses stale.\n",
+	fprintf(f, "\nDocumented misses (tools/idle-replay/known-misses) met by this run: %d of %d misses (energy %d, miss %d, table-energy %d, work %d); %d not listed, %d listed misses stale.  The runs where ours loses work are listed under \"Where ours loses work\" above.\n",
 		t->listed, t->missed[MM_ENERGY] + t->missed[MM_MISS] +
 		t->missed[MM_TABLE_ENERGY] + t->missed[MM_WORK],
 		t->missed[MM_ENERGY], t->missed[MM_MISS], t->missed[MM_TABLE_ENERGY],
 		t->missed[MM_WORK], t->unlisted, t->stale);
-	if (ours < 0 || !gc->has_work) {
-		fprintf(f, "\nNo work target evaluated (no `teo`, or no `work` line in gates.conf).\n");
-		return;
-	}
-	fprintf(f, "\nTables where ours does less work than the best baseline less %.1f %% (ours' work in %% of that baseline's):\n\n",
-		gc->work_pct);
-	for (s = 0; s < c->ns; s++) {
-		if (!c->sc[s].closed)
-			continue;
-		for (n = 0, p = 0; p < c->np; p++)
-			n += work_lost(c, s, p, ours, gc->work_pct, &b);
-		runs += c->np;
-		total += n;
-		if (!n)
-			continue;
-		fprintf(f, "- %s, %d of %d tables:", c->sc[s].name, n, c->np);
-		for (n = 0, p = 0; p < c->np; p++) {
-			if (!work_lost(c, s, p, ours, gc->work_pct, &b))
-				continue;
-			fprintf(f, "%s %s %.1f %%", n++ ? "," : "", c->ps[p].name,
-				100.0 * corpus_result(c, s, p, ours)->items /
-				corpus_result(c, s, p, b)->items);
-		}
-		fprintf(f, "\n");
-	}
-	fprintf(f, "\nOurs loses work in %d of %d closed-loop scenario x table runs.\n",
-		total, runs);
 }

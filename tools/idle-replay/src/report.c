@@ -5,6 +5,7 @@
  */
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -38,10 +39,15 @@ void table_row(FILE *f, const struct corpus *c, const struct result *r)
 {
 	const struct scenario *s = &c->sc[r->s];
 
-	fprintf(f, "| %s%s | %s | %.1f | %.1f | %.2f | %.2f | %.2f | %.1f / %.0f | %.1f |",
+	fprintf(f, "| %s%s | %s | %.1f | %.1f | %.2f | %.2f | %.2f | ",
 		s->name, s->closed ? "*" : "", c->gov[r->g]->label, r->energy_rel,
-		r->work_rel, r->miss, r->above, r->below, r->lat_mean, r->lat_p99,
-		r->tick_wrong);
+		r->work_rel, r->miss, r->above, r->below);
+	/* No wakeup brought work: there is no latency to show. */
+	if (r->wakeups)
+		fprintf(f, "%.1f / %.0f", r->lat_mean, r->lat_p99);
+	else
+		fprintf(f, "- / -");
+	fprintf(f, " | %.1f |", r->tick_wrong);
 	if (r->adapt < 0)
 		fprintf(f, " - |");
 	else
@@ -195,6 +201,8 @@ static void family_section(FILE *f, const struct corpus *c,
 	if (fs->closed[fi])
 		fprintf(f, "Closed loop (marked *): energy and work are in %% of the best of ours and\n"
 			"the baselines, not of the oracle (which is no lower bound there).\n\n");
+	family_table(f, c, fs, fi);
+	fputc('\n', f);
 	family_home(f, c, fam);
 	distribution_table(f, c, fs, fi);
 	versus_section(f, c, fs, fi);
@@ -220,7 +228,8 @@ static void intro(FILE *f, const struct corpus *c)
 			"the lab's oracle", "ours", "baseline, base tree",
 			"baseline, mainline tree", "extra",
 			"ours with its trace events recording",
-			"ours with one rule reverted"
+			"ours with one rule reverted",
+			"a reference policy of the lab, never a baseline"
 		};
 
 		fprintf(f, "- `%s`: %s (%s)\n", c->gov[g]->label,
@@ -254,11 +263,11 @@ static void write_report(FILE *f, struct evaluation *ev, struct gate_results *gr
 	u64 random_div = ev->random_div;
 
 	intro(f, c);
-	corpus_section(f, c);
-	gr->targets = targets_section(f, c, fs);
+	throughput_sections(f, c, fs, ev->gc.has_work ? ev->gc.work_pct : NAN);
+	gr->targets = targets_section(f, c, fs, NULL);
 	gr->regression = regression_gate(f, c, fs, &ev->gc,
 					 ev->has_known ? &ev->km : NULL, &ev->tally);
-	work_section(f, c, &ev->gc, &ev->tally);
+	work_section(f, &ev->tally);
 	gr->oracle = oracle_gate(f, c);
 	gr->intended = intended_section(f, c, d, nd, random_div);
 	trap_section(f, c);
@@ -266,6 +275,7 @@ static void write_report(FILE *f, struct evaluation *ev, struct gate_results *gr
 	seed_directions(f, c);
 	for (fi = 0; fi < fs->nf; fi++)
 		family_section(f, c, fs, fi);
+	corpus_section(f, c);
 	fprintf(f, "\n## Plots\n\n![energy over the corpus](corpus-energy.svg)\n\n"
 		"![miss over the corpus](corpus-miss.svg)\n\n"
 		"![energy vs added latency](energy-latency.svg)\n");
@@ -282,9 +292,9 @@ static void corpus_govs(struct corpus *c, const struct cli *cl)
 {
 	int g;
 
-	c->gov[c->ng++] = gov_find("oracle");
+	c->ng = govs_always(c->gov);
 	for (g = 0; g < cl->ngov; g++)
-		if (cl->gov[g]->role != ROLE_ORACLE)
+		if (!gov_always(cl->gov[g]))
 			c->gov[c->ng++] = cl->gov[g];
 }
 
@@ -329,7 +339,7 @@ static struct evaluation *evaluate(const struct cli *cl)
 	corpus_setup(&ev->c, cl);
 	ev->tally.all_tables = !cl->platform;
 	corpus_run(&ev->c, (int)cl->jobs);
-	fam_stats_build(&ev->c, &ev->fs);
+	fam_stats_build(&ev->c, ev->gc.has_work ? ev->gc.work_pct : NAN, &ev->fs);
 	if (cl->intended && ours && base)
 		ev->random_div = random_differential(ours, base, cl->decisions ?
 						     cl->decisions / RANDOM_CASE : 1000,
@@ -346,6 +356,16 @@ static void evaluation_free(struct evaluation *ev)
 	free(ev->c.ps);
 	scenarios_free(ev->c.sc, ev->c.ns);
 	free(ev);
+}
+
+/* DIR/families.tsv, from the statistics the report shows. */
+static void families_tsv_at(const char *dir, const struct evaluation *ev)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/families.tsv", dir);
+	families_tsv(path, &ev->c, &ev->fs,
+		     ev->gc.has_work ? ev->gc.work_pct : NAN);
 }
 
 int cmd_report(int argc, char **argv)
@@ -370,11 +390,16 @@ int cmd_report(int argc, char **argv)
 	f = report_file(cl.out, "results.tsv");
 	write_tsv(f, &ev->c);
 	fclose(f);
+	f = report_file(cl.out, "lockins.tsv");
+	lockins_tsv(f, &ev->c);
+	fclose(f);
 	f = report_file(cl.out, "tables.tsv");
 	platforms_write_tsv(f, ev->c.ps, ev->c.np);
 	fclose(f);
 	write_plot_files(&ev->c, &ev->fs, cl.out);
-	printf("wrote %s/report.md, results.tsv and the plot data\n", cl.out);
+	families_tsv_at(cl.out, ev);
+	printf("wrote %s/report.md, results.tsv, families.tsv, lockins.tsv and the plot data\n",
+	       cl.out);
 	evaluation_free(ev);
 	return 0;
 }
@@ -425,7 +450,7 @@ int cmd_check(int argc, char **argv)
 		failed += mutants_gate(stdout, &ev->c, ev->d, ev->nd, cl.mutants,
 				       cl.decisions ? cl.decisions / 2000 : 1000,
 				       cl.seed) ? 1 : 0;
-	missed = targets_section(stdout, &ev->c, &ev->fs);
+	missed = targets_section(stdout, &ev->c, &ev->fs, NULL);
 	if (cl.targets && missed)
 		failed++;
 	printf("\ngates: %d of %d failed%s\n", failed,
@@ -438,9 +463,9 @@ int cmd_check(int argc, char **argv)
 /* The targets alone: exit 1 if any is missed. */
 int cmd_targets(int argc, char **argv)
 {
-	struct cli cl = cli_parse(argc, argv, "data gov scenario platform jobs seed ours");
+	struct cli cl = cli_parse(argc, argv, "data gov scenario platform jobs seed ours tsv");
 	struct evaluation *ev = evaluate(&cl);
-	int missed = targets_section(stdout, &ev->c, &ev->fs);
+	int missed = targets_section(stdout, &ev->c, &ev->fs, cl.tsv);
 
 	evaluation_free(ev);
 	return missed ? 1 : 0;

@@ -23,4 +23,11 @@ void write_plot_files(const struct corpus *c, const struct fam_stats *fs,
 		      const char *dir);
 FILE *report_file(const char *dir, const char *name);
 
+void throughput_sections(FILE *f, const struct corpus *c,
+			 const struct fam_stats *fs, double work_pct);
+void family_table(FILE *f, const struct corpus *c, const struct fam_stats *fs,
+		  int fi);
+int lockins_count(const struct corpus *c);
+void lockins_tsv(FILE *f, const struct corpus *c);
+
 #endif /* IDLE_REPLAY_REPORT_H */

@@ -4,6 +4,7 @@
  */
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "replay.h"
@@ -79,12 +80,12 @@ void distribution_table(FILE *f, const struct corpus *c,
 	const struct fam_stat *st = fs->st[fi];
 	int g, s, p, traps;
 
-	fprintf(f, "\nOver the %d tables of the corpus (per table the mean over the family's\n"
-		"scenarios): median and worst energy and miss, tables where the governor\n"
-		"loses to the best other one (more than 1 %% energy or 0.5 point miss),\n"
-		"runs with a trap (a shallow stretch of at least 1 s and 10 %% of the run):\n\n"
-		"| governor | median energy %% | worst energy %% | median miss %% | worst miss %% | tables lost | trapped runs |\n"
-		"|---|---:|---:|---:|---:|---:|---:|\n", c->np);
+	fprintf(f, "\nThe worst of the %d tables (per table the mean over the family's\n"
+		"scenarios) in energy and miss, tables where the governor loses to the\n"
+		"best other one (more than 1 %% energy or 0.5 point miss), runs with a\n"
+		"trap (a shallow stretch of at least 1 s and 10 %% of the run):\n\n"
+		"| governor | worst energy %% | worst miss %% | tables lost | trapped runs |\n"
+		"|---|---:|---:|---:|---:|\n", c->np);
 	for (g = 0; g < c->ng; g++) {
 		traps = 0;
 		for (s = 0; s < c->ns; s++) {
@@ -93,9 +94,8 @@ void distribution_table(FILE *f, const struct corpus *c,
 			for (p = 0; p < c->np; p++)
 				traps += trapped(corpus_result(c, s, p, g), &c->sc[s]);
 		}
-		fprintf(f, "| %s | %.1f | %.1f | %.2f | %.2f | ",
-			c->gov[g]->label, st[g].med_energy, st[g].worst_energy,
-			st[g].med_miss, st[g].worst_miss);
+		fprintf(f, "| %s | %.1f | %.2f | ", c->gov[g]->label,
+			st[g].worst_energy, st[g].worst_miss);
 		if (g)
 			fprintf(f, "%d | %d |\n", st[g].losses, traps);
 		else
@@ -261,13 +261,26 @@ void speed_section(FILE *f, const struct corpus *c)
 	}
 }
 
-/* Work items served, and the time share of each state used: NAME=PCT;... */
-static void tsv_tail(FILE *f, const struct platform *p, const struct result *r)
+/*
+ * Work items served, per second and relative to the best baseline, the
+ * oracle and the best reference (closed loops), and the time share of
+ * each state used: NAME=PCT;...
+ */
+static void tsv_tail(FILE *f, const struct corpus *c, const struct result *r)
 {
+	const struct platform *p = &c->ps[r->p];
+	const double w[] = { r->work_base, r->work_oracle, r->work_ref };
 	const char *sep = "";
+	size_t k;
 	int i;
 
-	fprintf(f, "\t%llu\t", (unsigned long long)r->items);
+	fprintf(f, "\t%llu\t%.3f", (unsigned long long)r->items,
+		(double)r->items * SEC / (double)c->sc[r->s].duration);
+	for (k = 0; k < ARRAY_SIZE(w); k++) {
+		fputc('\t', f);
+		tsv_num(f, w[k], 3);
+	}
+	fputc('\t', f);
 	for (i = 0; i < p->drv.state_count; i++) {
 		if (r->share[i] < 0.05)
 			continue;
@@ -281,18 +294,24 @@ void write_tsv(FILE *f, const struct corpus *c)
 {
 	size_t i, n = (size_t)c->ns * c->np * c->ng;
 
-	fprintf(f, "scenario\tfamily\tloop\tplatform\tgovernor\tdecisions\tenergy_pct\twork_pct\tmiss_pct\tabove_pct\tbelow_pct\tlat_mean_us\tlat_p99_us\twrong_tick_pct\tadapt_entries\ttvd_pct\ttrap_s\ttrap_pct\titems\tstate_shares\n");
+	fprintf(f, "scenario\tfamily\tloop\tplatform\tgovernor\trole\tdecisions\tenergy_pct\twork_pct\tmiss_pct\tabove_pct\tbelow_pct\tlat_mean_us\tlat_p99_us\twrong_tick_pct\tadapt_entries\ttvd_pct\ttrap_s\ttrap_pct\titems\twork_per_s\twork_pct_best_baseline\twork_pct_oracle\twork_pct_best_reference\tstate_shares\n");
 	for (i = 0; i < n; i++) {
 		const struct result *r = &c->res[i];
 		const struct scenario *s = &c->sc[r->s];
 
-		fprintf(f, "%s\t%s\t%s\t%s\t%s\t%llu\t%.3f\t%.3f\t%.4f\t%.4f\t%.4f\t%.3f\t%.1f\t%.3f\t%.2f\t%.2f\t%.1f\t%.1f",
+		fprintf(f, "%s\t%s\t%s\t%s\t%s\t%s\t%llu\t%.3f\t%.3f\t%.4f\t%.4f\t%.4f\t",
 			s->name, s->family, s->closed ? "closed" : "open",
 			c->ps[r->p].name, c->gov[r->g]->label,
+			gov_role_name(c->gov[r->g]->role),
 			(unsigned long long)r->decisions, r->energy_rel, r->work_rel,
-			r->miss, r->above, r->below, r->lat_mean, r->lat_p99,
-			r->tick_wrong, r->adapt, r->tvd, r->trap_s, r->trap_share);
-		tsv_tail(f, &c->ps[r->p], r);
+			r->miss, r->above, r->below);
+		tsv_num(f, r->wakeups ? r->lat_mean : NAN, 3);
+		fputc('\t', f);
+		tsv_num(f, r->wakeups ? r->lat_p99 : NAN, 1);
+		fprintf(f, "\t%.3f\t", r->tick_wrong);
+		tsv_num(f, r->adapt < 0 ? NAN : r->adapt, 2);
+		fprintf(f, "\t%.2f\t%.1f\t%.1f", r->tvd, r->trap_s, r->trap_share);
+		tsv_tail(f, c, r);
 	}
 }
 

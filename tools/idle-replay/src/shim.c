@@ -87,26 +87,34 @@ void gov_judge_as_ours(const char *label)
 {
 	struct gov_entry *g = (struct gov_entry *)gov_find(label), *o;
 
-	if (!g || g->role == ROLE_ORACLE)
-		die("--ours %s: no such governor (see 'idle-replay list')", label);
+	if (!g || g->builtin)
+		die("--ours %s: no such governor (see 'idle-replay list'; the lab's own cannot be ours)",
+		    label);
 	for (o = replay_govs; o < replay_govs + replay_ngovs; o++)
 		if (o->role == ROLE_OURS)
 			o->role = ROLE_EXTRA;
 	g->role = ROLE_OURS;
 }
 
+static const char *const role_names[NR_ROLES] = {
+	[ROLE_ORACLE] = "oracle", [ROLE_OURS] = "ours",
+	[ROLE_BASE] = "base", [ROLE_MAINLINE] = "mainline",
+	[ROLE_EXTRA] = "extra", [ROLE_TWIN] = "twin",
+	[ROLE_MUTANT] = "mutant", [ROLE_REFERENCE] = "reference",
+};
+
+/* The role's word, as the build's list and `list` write it. */
+const char *gov_role_name(enum gov_role role)
+{
+	return role_names[role];
+}
+
 static enum gov_role role_of(const char *name)
 {
-	static const char *const names[] = {
-		[ROLE_ORACLE] = "oracle", [ROLE_OURS] = "ours",
-		[ROLE_BASE] = "base", [ROLE_MAINLINE] = "mainline",
-		[ROLE_EXTRA] = "extra", [ROLE_TWIN] = "twin",
-		[ROLE_MUTANT] = "mutant",
-	};
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(names); i++)
-		if (!strcmp(names[i], name))
+	for (i = 0; i < ARRAY_SIZE(role_names); i++)
+		if (role_names[i] && !strcmp(role_names[i], name))
 			return (enum gov_role)i;
 	die("govlist: unknown role '%s'", name);
 }
@@ -295,6 +303,27 @@ static void costs_apply(void)
 	free(c);
 }
 
+/*
+ * The governors every corpus run has, whatever --gov says: the oracle
+ * first, then the reference policies; @out gets them, the count returns.
+ */
+int govs_always(const struct gov_entry **out)
+{
+	int i, n = 0;
+
+	out[n++] = gov_find("oracle");
+	for (i = 0; i < replay_ngovs; i++)
+		if (replay_govs[i].role == ROLE_REFERENCE)
+			out[n++] = &replay_govs[i];
+	return n;
+}
+
+/* One of those? */
+bool gov_always(const struct gov_entry *g)
+{
+	return g->role == ROLE_ORACLE || g->role == ROLE_REFERENCE;
+}
+
 /* Does @g cost anything on the timeline? */
 bool gov_costs_anything(const struct gov_entry *g)
 {
@@ -306,10 +335,20 @@ void govs_init(void)
 {
 	const struct gov_expect *e;
 	struct gov_entry *g;
+	int first;
 
+	/* The sources registered themselves before main(); the lab's own now. */
 	replay_register_governor(oracle_governor(), "oracle");
 	replay_govs[replay_ngovs - 1].role = ROLE_ORACLE;
 	replay_govs[replay_ngovs - 1].source = "the lab (src/oracle.c)";
+	replay_govs[replay_ngovs - 1].builtin = true;
+	first = replay_ngovs;
+	refs_register();
+	for (g = replay_govs + first; g < replay_govs + replay_ngovs; g++) {
+		g->role = ROLE_REFERENCE;
+		g->source = "the lab (src/refs.c)";
+		g->builtin = true;
+	}
 	for (e = replay_expected_govs; e->label; e++) {
 		g = (struct gov_entry *)gov_find(e->label);
 		if (!g)

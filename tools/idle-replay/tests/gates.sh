@@ -1,13 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 # Negative tests of the gates of 'scripts/replay.sh check': governors built
 # wrong on purpose (tests/gates/wrong-*.c) judged as if they were ours, and
-# documented-misses and intended-differences files that must fail.  Each
+# documented-misses and intended-differences files that must fail; before
+# them the tests of the machine-readable output (tests/outputs.sh).  Each
 # runs one scenario on one table, so the whole set takes about a minute.
-# Sourced by tests/tooling.sh.
+# Sourced by scripts/replay.sh.
 # shellcheck shell=bash
 # shellcheck disable=SC2154 # base, mainline, data_args, LAB, ...: replay.sh
 
 GT=$LAB/tests/gates
+
+# shellcheck source=tools/idle-replay/tests/outputs.sh
+. "$LAB/tests/outputs.sh"
 
 # Build the lab with the wrong governors and the same-as-ours "mutant"
 # into a folder of the check's build folder $1 (kept, so only a change
@@ -75,7 +79,8 @@ gate_list_from_draft() {
 gate_refuses() {
 	local bin=$1 opt=$2 file=$3 want=$4 err rc=0
 	err=$("$bin" check "${data_args[@]}" --gates "$GATES" "$opt" "$file" \
-		--scenario s2-desktop-idle --platform i5-10600k 2>&1 >/dev/null) || rc=$?
+		--kunit "$KUNIT_SRC" --scenario s2-desktop-idle --platform i5-10600k \
+		2>&1 >/dev/null) || rc=$?
 	if [ "$rc" != 0 ] && [[ $err == *"$file:"*"$want"* ]]; then
 		result 0 "gate refuses $(basename "$file"): $(printf '%s\n' "$err" | head -1 | cut -c1-150)"
 	else
@@ -85,9 +90,10 @@ gate_refuses() {
 
 # $1: the check's build folder, $2: its output folder.
 gate_tests() {
-	local dir=$2/gates bin rc draft list met bteo
+	local dir=$2/gates bin rc draft list met bteo key
 	mkdir -p "$dir"
 	gate_log=$dir/gate.log
+	output_tests "$1" "$2"
 	bin=$(gate_test_build "$1") || { result 1 "gate tests: the lab with the wrong governors does not build"; return; }
 	bteo=$("$bin" list | awk '$2 == "base" && $1 ~ /^teo-/ { print $1 }')
 
@@ -124,11 +130,15 @@ gate_tests() {
 	[ "$rc" = 0 ] && [ "$draft" = '**PASSED**: ' ] && [ -s "$list" ] || rc=1
 	result "$rc" "gate: the same misses, each listed with its cause, pass the targets ($(wc -l < "$list") lines)"
 
-	# ... but a miss left out fails, named with its key,
-	gate_list_from_draft "$dir/shallow.tsv" "^S2\tmedian\t$bteo\tenergy\t" > "$list"
-	rc=0
-	gate_run "$bin" wrong-shallow s2-desktop-idle i5-10600k --known-misses "$list" || rc=$?
-	gate_expect_line "$rc" "^- NOT LISTED: \`S2 median $bteo energy\`" "an unlisted miss"
+	# ... but a miss left out fails, named with its key, whichever
+	# target it is: median energy, median miss, one table's energy,
+	for key in "S2 median $bteo energy" "S2 median $bteo miss" \
+		   "S2 i5-10600k $bteo table-energy"; do
+		gate_list_from_draft "$dir/shallow.tsv" "^${key// /\\t}\t" > "$list"
+		rc=0
+		gate_run "$bin" wrong-shallow s2-desktop-idle i5-10600k --known-misses "$list" || rc=$?
+		gate_expect_line "$rc" "^- NOT LISTED: \`$key\`" "an unlisted miss (${key##* })"
+	done
 
 	# and so does a listed miss that no longer misses: a target our teo
 	# meets on this table, listed as missed.
@@ -148,6 +158,15 @@ gate_tests() {
 	gate_run "$bin" teo s2-desktop-idle i5-10600k --known-misses "$list" || rc=$?
 	gate_expect_line "$rc" "^- STALE: .*: \`$met\` no longer misses" "a stale listed miss"
 
+	# A listed miss the run cannot measure (work of an open loop) is stale
+	# too: a typo must not pass for a documented miss.
+	gate_list_from_draft "$dir/teo.tsv" > "$list"
+	printf 's2-desktop-idle i5-10600k best work an open loop has no work target\n' >> "$list"
+	rc=0
+	gate_run "$bin" teo s2-desktop-idle i5-10600k --known-misses "$list" || rc=$?
+	gate_expect_line "$rc" "^- STALE: .*: \`s2-desktop-idle i5-10600k best work\` names nothing" \
+		"a listed miss that names nothing the run measures"
+
 	# The intended differences: a listed difference whose mutant decides
 	# like ours, and one without a mutant.
 	gate_intended "$bin" same '^- NO DIVERGENCE: same: mutant-same decides like teo' \
@@ -156,6 +175,22 @@ gate_tests() {
 		"a listed difference without a mutant"
 	gate_intended "$bin" property '^- NO MUTANT: property: .* is not a rule mutant' \
 		"a listed difference whose mutant is a property"
+	gate_intended "$bin" other-kunit "^- NO MUTANT: same: .* names KUnit case\\(s\\) 'teo_walk_weighs_all_wakeups', not " \
+		"a listed difference whose mutant covers another KUnit case"
+	# ... ours deciding otherwise than the base teo with nothing listed,
+	# and a listed difference whose KUnit case does not exist.
+	gate_intended "$bin" none '^\*\*FAILED\*\*: ours differs from .* but no difference is listed' \
+		"differences from the base teo that are not listed"
+	gate_refuses "$bin" --intended "$GT/no-kunit.intended" \
+		"KUnit case 'teo_case_that_does_not_exist' is not in the KUnit suites"
+
+	# The contract check: a governor that enters a disabled state while an
+	# enabled one is within the limit breaks C2; it fails where it must pass.
+	rc=0
+	"$bin" fuzz --gov wrong-below --must-pass wrong-below --decisions 20000 \
+		>"$gate_log" 2>&1 || rc=$?
+	gate_expect_line "$rc" '^ +VIOLATION +[0-9]+ +C2 disabled state returned' \
+		"a governor that breaks the cpuidle contract"
 
 	# Files that would let a miss through: no per-family bounds, no
 	# wildcards, no entry without a cause, no entry twice.
@@ -169,40 +204,54 @@ gate_tests() {
 	gate_refuses "$bin" --known-misses "$dir/twice.known" "the same miss is listed on line 1"
 }
 
-# The trace gate's negative tests: our teo.c, its teo_select event made to
-# tell one lie by the sed expression $3, built as the lab's own teo (and so
-# as the traced twin), must be caught on one scenario and table, the first
-# inconsistent decision naming the check $4.  $1: the check's build folder,
-# $2: the lie's name.
-trace_liar() {
-	local build=$1/trace-liars/$2 expr=$3 want=$4 g=drivers/cpuidle/governors
-	local log first
+# Our teo.c (with its headers) with the sed expression $4 applied to file
+# $3 of them, built as the lab's own teo (and so as the traced twin) into
+# $1/trace-liars/$2; print the binary.
+trace_variant() {
+	local build=$1/trace-liars/$2 file=$3 expr=$4 g=drivers/cpuidle/governors
 	mkdir -p "$build/$g"
 	cp "$TEO_REPO/$g/teo.c" "$TEO_REPO/$g/teo.h" "$TEO_REPO/$g/teo_trace.h" "$build/$g/"
-	sed -i "$expr" "$build/$g/teo.c"
-	if cmp -s "$build/$g/teo.c" "$TEO_REPO/$g/teo.c"; then
-		result 1 "trace gate: the lie '$2' no longer applies to teo.c"
-		return
+	sed -i "$expr" "$build/$g/$file"
+	if cmp -s "$build/$g/$file" "$TEO_REPO/$g/$file"; then
+		result 1 "trace gate: the change '$2' no longer applies to $file"
+		return 1
 	fi
 	if ! make -s -j2 -C "$LAB" BASE="$base" O="$build/lab" OURS="$build/$g/teo.c" \
 		"$build/lab/idle-replay" >"$build/make.log" 2>&1; then
-		result 1 "trace gate: the lab with the lie '$2' does not build (log: $build/make.log)"
-		return
+		result 1 "trace gate: the lab with the change '$2' does not build (log: $build/make.log)"
+		return 1
 	fi
-	log=$build/diff.log
-	"$build/lab/idle-replay" diff --diff teo,teo-traced --events "${data_args[@]}" \
-		--scenario s4-fio-nvme --platform i5-10600k --decisions 20000 >"$log" 2>&1 || true
+	printf '%s\n' "$build/lab/idle-replay"
+}
+
+# The trace gate on one scenario and table with binary $1 into log $2.
+trace_gate_run() {
+	"$1" diff --diff teo,teo-traced --events "${data_args[@]}" \
+		--scenario s4-fio-nvme --platform i5-10600k --decisions 20000 >"$2" 2>&1 || true
+}
+
+# The trace gate's negative tests: teo.c with one of its events made to
+# tell a lie by the sed expression $3 must be caught, the first
+# inconsistent decision naming the check $4.  $1: the check's build
+# folder, $2: the lie's name.
+trace_liar() {
+	local bin log first
+	bin=$(trace_variant "$1" "$2" teo.c "$3") || return 0
+	log=$(dirname "$bin")/diff.log
+	trace_gate_run "$bin" "$log"
 	first=$(sed -n 's/^  first: //p' "$log")
-	if [[ $first == *": $want" ]] && ! grep -q ' 0 inconsistent with their events' "$log"; then
+	if [[ $first == *": $4" ]] && ! grep -q ' 0 inconsistent with their events' "$log"; then
 		result 0 "trace gate catches a lie ($2): ${first:0:150}"
 	else
-		result 1 "trace gate: the lie '$2' must be caught with '$want', got '${first:-nothing}' (log: $log)"
+		result 1 "trace gate: the lie '$2' must be caught with '$4', got '${first:-nothing}' (log: $log)"
 	fi
 }
 
 # $1: the check's build folder.
 trace_gate_tests() {
 	local call='^\ttrace_teo_select(dev->cpu, &sel, cpu_data->sleep_length_ns, \*stop_tick);'
+	local update='^\ttrace_teo_update(dev->cpu, dev->last_state_idx, kind, credited);'
+	local bin log
 	trace_liar "$1" tick "s/$call/\ttrace_teo_select(dev->cpu, \&sel, cpu_data->sleep_length_ns, !*stop_tick);/" \
 		"teo_select names another state or tick decision than the one returned"
 	trace_liar "$1" candidate "s/$call/\tsel.candidate = -1;\n&/" \
@@ -211,4 +260,20 @@ trace_gate_tests() {
 		"intercepts without a state shallower than the candidate"
 	trace_liar "$1" short-idle "s/$call/\tif (sel.candidate >= 0 \&\& *stop_tick)\n\t\tsel.reason = TEO_SELECT_SHORT_IDLE;\n&/" \
 		"short-idle with the tick stopped by this selection"
+	trace_liar "$1" update "s/$update/\ttrace_teo_update(dev->cpu, !dev->last_state_idx, kind, credited);/" \
+		"teo_update names another state than the one entered"
+
+	# An event that changes what it records: the traced twin then decides
+	# otherwise than teo, which the gate must find although the events
+	# agree with the twin's own decisions.
+	bin=$(trace_variant "$1" changer teo_trace.h \
+		's/__entry->state = sel->state;/__entry->state = ((struct teo_selection *)sel)->state = 0;/') ||
+		return 0
+	log=$(dirname "$bin")/diff.log
+	trace_gate_run "$bin" "$log"
+	if grep -q '^DIVERGENCE s4-fio-nvme on i5-10600k' "$log"; then
+		result 0 "trace gate catches an event that changes a decision: $(grep -m1 '^DIVERGENCE' "$log")"
+	else
+		result 1 "trace gate: an event that changes a decision must make teo and teo-traced diverge (log: $log)"
+	fi
 }
