@@ -7,11 +7,12 @@ script of scripts/ with the arguments as given, until they are ported.
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Dict, List, NoReturn, Optional, Sequence, Tuple
 
-from teotool import checks, deps, fetch, kunit, paths, process, reports, style, tree, ui
+from teotool import checks, deps, fetch, kunit, paths, process, reports, series, style, tree, ui
 from teotool.ui import Fatal, UsageError
 
 # Commands that run a bash script (name: script, help).
@@ -25,7 +26,6 @@ DELEGATED: Dict[str, Tuple[str, str]] = {
     "kselftest": ("vm-kselftest.sh", "the kselftests in the VM"),
     "faulttest": ("vm-faulttest.sh", "the VM fault test on a debug kernel"
                   " (an extended check, not part of check: about 30 min cold)"),
-    "series": ("series.sh", "export or check the patch series"),
     "mutants": ("kunit-mutants.sh", "the KUnit mutation check: every mutant of"
                 " tools/teo-mutants must fail the cases it names (an extended"
                 " check)"),
@@ -53,6 +53,10 @@ class Parser(argparse.ArgumentParser):
         prefix = "unrecognized arguments: "
         if message.startswith(prefix):
             message = f"unknown argument '{message[len(prefix):].split()[0]}'"
+        elif m := re.fullmatch(r"argument (\S+): expected one argument", message):
+            message = f"{m.group(1).split('/')[-1]} needs a value"
+        elif m := re.fullmatch(r"argument COMMAND: invalid choice: '([^']*)'.*", message):
+            message = f"unknown command '{m.group(1)}'"
         raise UsageError(message)
 
 
@@ -228,6 +232,8 @@ def build_parser() -> Parser:
     p.add_argument("--pattern", default="*_test.py",
                    help="only the test files matching this (default: %(default)s)")
     p.set_defaults(func=_cmd_test_tools)
+
+    series.add_parser(sub, Parser)
 
     p = command("reports", "print the kernel reports (BUG, WARNING, ...) in kernel logs")
     p.add_argument("files", nargs="+", metavar="FILE")
