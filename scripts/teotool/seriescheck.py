@@ -195,14 +195,21 @@ def checkpatch(tree: Path, patches: Sequence[Path]) -> Problems:
 def maintained(tree: Path, base: str) -> Problems:
     added = seriesrepo.git(tree, "diff", "--name-only", "--diff-filter=A", base,
                            "HEAD").split()
-    return [f"{f} is not covered by the CPU IDLE entry of MAINTAINERS"
-            for f in added if not _maintained(tree, f)]
+    problems = [f"{f} is not covered by the CPU IDLE entry of MAINTAINERS"
+                for f in added if not _maintained(tree, f)]
+    if not problems:
+        note(f"MAINTAINERS: the CPU IDLE entry covers the {len(added)} files"
+             " the series adds")
+    return problems
 
 
 def kernel_doc(tree: Path, base: str) -> Problems:
     files = seriesrepo.git(tree, "diff", "--name-only", base, "HEAD", "--",
                            "*.c", "*.h").split()
-    return style.kernel_doc_files(tree, [tree / f for f in files])
+    problems = style.kernel_doc_files(tree, [tree / f for f in files])
+    if not problems:
+        note(f"kernel-doc -Wall: clean in the {len(files)} C files the series changes")
+    return problems
 
 
 def docs(tree: Path) -> Problems:
