@@ -23,7 +23,7 @@ teo_py() {
 }
 
 # TEO_CACHE, TEO_LOCK, TEO_DEBIAN_PKG, TEO_DEBIAN_TARBALL, TEO_MIN_BASE,
-# TEO_OVERLAY_PATHS, TEO_EDITS_DIR (scripts/teotool/paths.py).
+# TEO_OVERLAY_PATHS (scripts/teotool/paths.py).
 teo_env=$(teo_py env) || {
 	echo "$teo_prog: error: scripts/teotool/shell.py failed" >&2
 	exit 1

@@ -46,7 +46,7 @@ STEPS: Tuple[Step, ...] = (
     Step("replay.sh check", _script("replay.sh", "check")),
     Step("replay.sh leaks", _script("replay.sh", "leaks"), traced=False),
     Step("kselftest", _teo("kselftest")),
-    Step("series.sh check", _script("series.sh", "check")),
+    Step("series check", _teo("series", "check")),
 )
 
 STRACE = ("strace", "-f", "-z", "-qq", "--seccomp-bpf", "-s", "4096",
@@ -111,12 +111,12 @@ def run_extended() -> None:
     source Debian ships (TEO_MAINLINE_PKG=linux-source-X.Y picks one)."""
     start = time.monotonic()
     run_checks()
-    note("=== series.sh check on mainline")
+    note("=== series check on mainline")
     pkg = os.environ.get("TEO_MAINLINE_PKG")
     mainline = fetch.fetch(pkg) if pkg else fetch.newest()
     env = process.debian_env({"KERNEL_SRC": str(mainline)})
-    if process.run(_script("series.sh", "check"), env=env) != 0:
-        raise Fatal(f"=== series.sh check on mainline ({mainline}): FAILED")
+    if process.run(_teo("series", "check"), env=env) != 0:
+        raise Fatal(f"=== series check on mainline ({mainline}): FAILED")
     note("=== kunit-mutants.sh (every mutant fails the KUnit cases it names)")
     if process.run(_script("kunit-mutants.sh"), env=process.debian_env()) != 0:
         raise Fatal("=== kunit-mutants.sh: FAILED")

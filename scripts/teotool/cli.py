@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Dict, List, NoReturn, Optional, Sequence, Tuple
 
 from teotool import (checks, deps, faulttest, fetch, kselftest, kunit, paths, process,
-                     reports, style, tree, ui, vm)
+                     reports, series, style, tree, ui, vm)
 from teotool.ui import Fatal, UsageError
 
 # Commands that run a bash script (name: script, help).
@@ -23,7 +23,6 @@ DELEGATED: Dict[str, Tuple[str, str]] = {
             " workloads"),
     "replay": ("replay.sh", "the replay lab"),
     "bench": ("bench.sh", "the A/B workload benchmark"),
-    "series": ("series.sh", "export or check the patch series"),
     "mutants": ("kunit-mutants.sh", "the KUnit mutation check: every mutant of"
                 " tools/teo-mutants must fail the cases it names (an extended"
                 " check)"),
@@ -51,9 +50,10 @@ class Parser(argparse.ArgumentParser):
         prefix = "unrecognized arguments: "
         if message.startswith(prefix):
             message = f"unknown argument '{message[len(prefix):].split()[0]}'"
-        needs = re.fullmatch(r"argument (\S+?)(?:/\S+)?: expected one argument", message)
-        if needs:
-            message = f"{needs.group(1)} needs a value"
+        elif m := re.fullmatch(r"argument (\S+): expected one argument", message):
+            message = f"{m.group(1).split('/')[-1]} needs a value"
+        elif m := re.fullmatch(r"argument COMMAND: invalid choice: '([^']*)'.*", message):
+            message = f"unknown command '{m.group(1)}'"
         raise UsageError(message)
 
 
@@ -242,6 +242,8 @@ def build_parser() -> Parser:
                 " not part of check: about 30 min cold)", faulttest.DESCRIPTION)
     faulttest.add_arguments(p)
     p.set_defaults(func=faulttest.main)
+
+    series.add_parser(sub, Parser)
 
     p = command("reports", "print the kernel reports (BUG, WARNING, ...) in kernel logs")
     p.add_argument("files", nargs="+", metavar="FILE")

@@ -13,7 +13,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List
+from typing import List, Optional
 
 from teotool import deps, disk, paths, process, reports, tree
 from teotool.ui import Fatal, note
@@ -98,14 +98,14 @@ def json_path(slot: Path, variant: Variant) -> Path:
     return Path(chosen) if chosen else slot / f"{variant.name}.json"
 
 
-def kunit_args(src: Path, build: Path, variant: Variant) -> List[str]:
+def kunit_args(src: Path, build: Path, variant: Variant, json: Path) -> List[str]:
     """The command line of kunit.py run for a variant."""
     args = ["run", "--arch=x86_64", f"--build_dir={build}",
             f"--kunitconfig={src / paths.KUNITCONFIG}",
             *[f"--kconfig_add={c}" for c in TRACE_CONFIG],
             f"--kernel_args={KERNEL_ARGS}",
             f"--jobs={os.cpu_count() or 1}", f"--timeout={TIMEOUT_S}",
-            f"--json={json_path(build.parent, variant)}"]
+            f"--json={json}"]
     if deps.which("ccache"):
         args.append("--make_options=CC=ccache gcc")
     if variant.sanitizers:
@@ -140,17 +140,27 @@ def check_kernel_log(log: Path) -> None:
 
 
 def run(variant: Variant) -> str:
-    """Build and run the KUnit kernel of a variant; its summary line."""
+    """Build and run the KUnit kernel of a variant in the private tree;
+    its summary line."""
+    slot = tree.prepare()
+    return run_in(slot / "src", variant.build_dir(slot), variant,
+                  json_path(slot, variant))
+
+
+def run_in(src: Path, build: Path, variant: Variant,
+           json: Optional[Path] = None) -> str:
+    """Build and run the KUnit kernel of a variant for tree src in folder
+    build (the series check runs it in the tree its patches make); its
+    summary line."""
     deps.need_cmd("python3", "qemu-system-x86_64", "gcc", "make", "flex",
                   "bison", "bc")
-    slot = tree.prepare()
-    src, build = slot / "src", variant.build_dir(slot)
-    disk.need_space(slot, 4096)
-    args = kunit_args(src, build, variant)
-    log = slot / f"{variant.name}.out"
+    json = json or build.parent / f"{variant.name}.json"
+    disk.need_space(build.parent, 4096)
+    args = kunit_args(src, build, variant, json)
+    log = build.parent / f"{variant.name}.out"
     env = process.debian_env({"PATH": f"{qemu_dir()}:{paths.DEBIAN_PATH}"})
     (build / "test.log").unlink(missing_ok=True)
-    json_path(slot, variant).unlink(missing_ok=True)
+    json.unlink(missing_ok=True)
     with process.BuildLock():
         if (build / "vmlinux").is_file():
             expect = "under a minute when little changed"
@@ -168,4 +178,3 @@ def run(variant: Variant) -> str:
     check_kernel_log(build / "test.log")
     note(line)
     return line
-

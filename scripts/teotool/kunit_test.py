@@ -33,8 +33,8 @@ class QemuWrapperTest(ScratchTest):
 class ArgsTest(unittest.TestCase):
     def test_sanitizers_only_in_their_variant(self) -> None:
         src, build = Path("/src"), Path("/b")
-        plain = kunit.kunit_args(src, build, kunit.PLAIN)
-        sanitized = kunit.kunit_args(src, build, kunit.SANITIZERS)
+        plain = kunit.kunit_args(src, build, kunit.PLAIN, Path("/j"))
+        sanitized = kunit.kunit_args(src, build, kunit.SANITIZERS, Path("/j"))
         self.assertNotIn("--kconfig_add=CONFIG_KASAN=y", plain)
         self.assertIn("--kconfig_add=CONFIG_KASAN=y", sanitized)
         self.assertIn("--kconfig_add=CONFIG_UBSAN=y", sanitized)

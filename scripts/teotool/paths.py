@@ -3,7 +3,7 @@
 
 The repository is two things side by side: the upstream overlay (files at
 their in-tree paths, copied over a kernel tree) and the tooling around it.
-OVERLAY_PATHS and EDITS say what belongs to the overlay; everything else
+OVERLAY_PATHS says what belongs to the overlay; everything else
 here is tooling.  Moving either is a change to this module alone.
 """
 
@@ -16,10 +16,8 @@ SCRIPTS = REPO / "scripts"
 PACKAGE = SCRIPTS / "teotool"
 ENTRY = SCRIPTS / "teo"
 DEPS_LIST = SCRIPTS / "deps.list"
+# The patch queues of the series, one per base (queue.py).
 SERIES = REPO / "series"
-# Small changes to upstream files, applied in the order of the series'
-# commits that name them (tree.ordered_edits).
-EDITS = SERIES / "edits"
 CPUIDLE_EMU = REPO / "tools" / "cpuidle-emu"
 # The test VM: its kernel config fragments, the emulated idle driver's
 # source, the initramfs' /init and the fault test's guest side.
@@ -42,7 +40,8 @@ OVERLAY_PATHS: Tuple[str, ...] = (
     "Documentation/admin-guide/pm/teo.rst",
 )
 # In-tree paths, relative to a kernel tree.
-GOVERNORS = "drivers/cpuidle/governors"
+CPUIDLE = "drivers/cpuidle"
+GOVERNORS = CPUIDLE + "/governors"
 SELFTESTS = "tools/testing/selftests"
 TEO_SELFTESTS = SELFTESTS + "/cpuidle-teo"
 KUNITCONFIG = GOVERNORS + "/.kunitconfig"
@@ -124,6 +123,5 @@ def shell_env() -> str:
         "TEO_DEBIAN_TARBALL": DEBIAN_TARBALL,
         "TEO_MIN_BASE": MIN_BASE[0] * 256 + MIN_BASE[1],
         "TEO_OVERLAY_PATHS": "\n".join(OVERLAY_PATHS),
-        "TEO_EDITS_DIR": EDITS,
     }
     return "".join(f"{k}={q(v)}\n" for k, v in pairs.items())

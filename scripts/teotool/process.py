@@ -148,9 +148,12 @@ def run_logged(argv: Cmd, log: Path, cwd: Optional[Path] = None,
 
 
 def output(argv: Cmd, cwd: Optional[Path] = None,
-           env: Optional[Mapping[str, str]] = None) -> "subprocess.CompletedProcess[str]":
-    """Run argv (a short command) and capture its output as text."""
-    return subprocess.run([str(a) for a in argv], cwd=cwd, env=env,
+           env: Optional[Mapping[str, str]] = None,
+           stdin: Optional[str] = None) -> "subprocess.CompletedProcess[str]":
+    """Run argv (a short command), with stdin as its input if given (else
+    none), and capture its output as text."""
+    return subprocess.run([str(a) for a in argv], cwd=cwd, env=env, input=stdin,
+                          stdin=None if stdin is not None else subprocess.DEVNULL,
                           capture_output=True, text=True, check=False)
 
 

@@ -194,7 +194,7 @@ class LockTest(ScratchTest):
         self.assertIn("interrupted by SIGTERM", err)
 
     def test_subshell_runs_none_of_the_parents_hooks(self) -> None:
-        """A subshell that takes the lock (series.sh configures a build so)
+        """A subshell that takes the lock (a bash script building a kernel)
         runs its own cleanup only: not the parent's hooks, not the parent's
         teo_cleanup (taking that over once recursed until bash crashed)."""
         hook = self.tmp / "hook"

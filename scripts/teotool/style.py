@@ -10,7 +10,7 @@ import re
 import sys
 import unittest
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Optional, Sequence, Union
 
 from teotool import deps, kunit, paths, process, tree
 from teotool.ui import Fatal, note
@@ -47,28 +47,43 @@ def python_sources() -> List[str]:
     return [str(paths.ENTRY), str(paths.PACKAGE), str(EXTRACT_ENTRY), str(EXTRACT_PACKAGE)]
 
 
+def checkpatch_findings(src: Path, target: Path, whole_file: bool) -> List[str]:
+    """The one checkpatch runner: checkpatch.pl --strict of tree src on a
+    file (whole_file) or a patch; its findings (ERROR, WARNING, CHECK
+    lines), each with its type."""
+    argv: List[Union[str, Path]] = ["perl", "scripts/checkpatch.pl", "--strict",
+                                    "--terse", "--show-types"]
+    argv += ["--no-tree", "-f", target] if whole_file else [target]
+    run = process.output(argv, cwd=src)
+    return [line for line in (run.stdout + run.stderr).splitlines()
+            if re.search(r"(ERROR|WARNING|CHECK):", line)]
+
+
 def checkpatch(src: Path) -> List[str]:
     failed = []
     for rel in kernel_files():
-        run = process.output(["perl", "scripts/checkpatch.pl", "--strict", "--no-tree",
-                              "--terse", "--show-types", "-f", paths.REPO / rel], cwd=src)
-        out = run.stdout + run.stderr
-        if re.search(r"(ERROR|WARNING|CHECK):", out):
-            sys.stderr.write(out)
+        findings = checkpatch_findings(src, paths.REPO / rel, whole_file=True)
+        if findings:
+            sys.stderr.write("\n".join(findings) + "\n")
             failed.append(f"checkpatch: {rel}")
     return failed
 
 
-def kernel_doc(src: Path) -> List[str]:
+def kernel_doc_files(src: Path, files: Sequence[Path]) -> List[str]:
+    """The one kernel-doc runner: scripts/kernel-doc -none -Wall of tree
+    src on each file; one problem per file it complains about."""
     failed = []
-    for rel in kernel_files():
-        run = process.output(["scripts/kernel-doc", "-none", "-Wall", paths.REPO / rel],
-                             cwd=src)
+    for f in files:
+        run = process.output(["scripts/kernel-doc", "-none", "-Wall", f], cwd=src)
         out = run.stdout + run.stderr
         if out.strip():
             sys.stderr.write(out)
-            failed.append(f"kernel-doc: {rel}")
+            failed.append(f"kernel-doc: {f}")
     return failed
+
+
+def kernel_doc(src: Path) -> List[str]:
+    return kernel_doc_files(src, [paths.REPO / rel for rel in kernel_files()])
 
 
 def w1_sparse(src: Path, build: Path) -> List[str]:

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import List, Optional, Tuple, Union
 
-from teotool import deps, disk, paths, process
+from teotool import deps, disk, paths, process, queue
 from teotool.ui import Fatal, note
 
 Version = Tuple[int, int, int]
@@ -168,43 +168,36 @@ def unshare(path: Path) -> None:
         os.replace(tmp, path)
 
 
-def ordered_edits() -> List[Path]:
-    """The upstream edits in the order the series applies them: those each
-    series/NN-*.commit names on its Edits: line, in the order of NN, then
-    any edit no commit names.  Two edits of the same lines of a file
-    (MAINTAINERS) only apply in that order."""
-    ordered: List[Path] = []
-    for commit in sorted(paths.SERIES.glob("[0-9]*.commit")):
-        for line in commit.read_text(encoding="utf-8").split("\n\n", 1)[0].splitlines():
-            if line.startswith("Edits:"):
-                for name in line[len("Edits:"):].split():
-                    edit = paths.EDITS / name
-                    if edit.is_file() and edit not in ordered:
-                        ordered.append(edit)
-    ordered += [e for e in sorted(paths.EDITS.glob("*.patch")) if e not in ordered]
-    return ordered
+def upstream_edits(version: Version) -> str:
+    """The series' changes to upstream files (Kconfig, Makefiles,
+    MAINTAINERS, documentation) for a base: those of its patch queue, in
+    the queue's order (two of them change the same lines of MAINTAINERS
+    and only apply in that order)."""
+    return queue.read_queue(queue.queue_name(version)).upstream_diff()
 
 
-def edit_targets(edit: Path) -> List[str]:
-    """The files an edit (a unified diff) changes, as in-tree paths."""
-    text = edit.read_text(encoding="utf-8")
-    return re.findall(r"^\+\+\+ b/(\S+)", text, re.M)
+def edit_targets(diff: str) -> List[str]:
+    """The files a unified diff changes, as in-tree paths."""
+    return re.findall(r"^\+\+\+ b/(\S+)", diff, re.M)
 
 
 def apply_edits(tree: Path, version: Version) -> None:
-    """Apply the upstream edits to tree; on a mismatch name the file."""
-    for edit in ordered_edits():
-        targets = edit_targets(edit)
-        for target in targets:
-            unshare(tree / target)
-        patch: List[Union[str, Path]] = ["patch", "-s", "-p1", "-d", tree, "--fuzz=0",
-                                         "--forward", "-i", edit]
-        if process.output(patch[:5] + ["--dry-run"] + patch[5:]).returncode != 0:
-            raise Fatal(f"edit {edit.relative_to(paths.REPO)} does not apply to"
-                        f" {' '.join(targets)} of Linux {version_text(version)}")
-        done = process.output(patch + ["--no-backup-if-mismatch"])
-        if done.returncode != 0:
-            raise Fatal(f"patch failed on {edit}: {done.stdout}{done.stderr}".strip())
+    """Apply the upstream edits to tree; on a mismatch name the files."""
+    diff = upstream_edits(version)
+    if not diff:
+        return
+    targets = edit_targets(diff)
+    for target in targets:
+        unshare(tree / target)
+    patch: List[Union[str, Path]] = ["patch", "-s", "-p1", "-d", tree, "--fuzz=0",
+                                     "--forward"]
+    if process.output(patch + ["--dry-run"], stdin=diff).returncode != 0:
+        raise Fatal(f"the upstream edits of the queue {queue.queue_name(version)}"
+                    f" do not apply to {' '.join(sorted(set(targets)))} of Linux"
+                    f" {version_text(version)}")
+    done = process.output(patch + ["--no-backup-if-mismatch"], stdin=diff)
+    if done.returncode != 0:
+        raise Fatal(f"patch failed: {done.stdout}{done.stderr}".strip())
 
 
 def _files(folder: Path) -> List[str]:
@@ -261,8 +254,7 @@ def tree_stamp(base: Path, version: Version, as_is: bool) -> str:
         h.update(f"as-is base={base} {version_text(version)}\n".encode())
         return h.hexdigest()
     h.update(f"base={base}\n{version_text(version)}\n".encode())
-    for edit in ordered_edits():
-        h.update(edit.read_bytes())
+    h.update(upstream_edits(version).encode())
     h.update(("\n".join(paths.OVERLAY_PATHS) + "\n").encode())
     return h.hexdigest()
 

@@ -8,7 +8,7 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from teotool import paths, tree
+from teotool import paths, queue, tree
 from teotool.testing import ScratchTest
 from teotool.ui import Fatal
 
@@ -75,21 +75,22 @@ class KernelSrcTest(ScratchTest):
 
 
 class EditsTest(unittest.TestCase):
-    def test_every_edit_once_commit_order_first(self) -> None:
-        edits = tree.ordered_edits()
-        self.assertEqual(len(edits), len(set(edits)))
-        self.assertEqual(set(edits), set(paths.EDITS.glob("*.patch")))
-        names = [e.name for e in edits]
-        # 70-teo-trace names trace-makefile.patch, 89-selftests
-        # maintainers-selftests.patch, 90-docs maintainers-docs.patch: the
-        # edits apply in the order of the commits that name them.
-        self.assertLess(names.index("trace-makefile.patch"),
-                        names.index("maintainers-selftests.patch"))
-        self.assertLess(names.index("maintainers-selftests.patch"),
-                        names.index("maintainers-docs.patch"))
+    def test_the_queue_order_and_only_upstream_files(self) -> None:
+        diff = tree.upstream_edits((6, 12, 118))
+        targets = tree.edit_targets(diff)
+        self.assertTrue(targets)
+        self.assertFalse([t for t in targets if queue.overlay_path_of(t)])
+        # The trace patch's Makefile line comes before the selftests'
+        # MAINTAINERS line, which comes before the documentation's: two
+        # edits of the same lines of MAINTAINERS only apply in that order.
+        self.assertLess(diff.index("CFLAGS_teo.o"),
+                        diff.index("+F:\ttools/testing/selftests/cpuidle-teo/"))
+        self.assertLess(diff.index("+F:\ttools/testing/selftests/cpuidle-teo/"),
+                        diff.index("+F:\tDocumentation/admin-guide/pm/teo.rst"))
 
     def test_targets(self) -> None:
-        self.assertEqual(tree.edit_targets(paths.EDITS / "maintainers-docs.patch"), ["MAINTAINERS"])
+        self.assertEqual(tree.edit_targets("--- a/MAINTAINERS\n+++ b/MAINTAINERS\n"),
+                         ["MAINTAINERS"])
 
 
 class OverlayTest(ScratchTest):
