@@ -63,6 +63,8 @@ static const struct {
 	{ "draft-misses", offsetof(struct cli, draft) },
 	{ "ours", offsetof(struct cli, ours) },
 	{ "mutants", offsetof(struct cli, mutants) },
+	{ "json", offsetof(struct cli, json) },
+	{ "tsv", offsetof(struct cli, tsv) },
 };
 
 static void set_opt(struct cli *c, const char *opt, const char *v)

@@ -23,6 +23,8 @@ struct cli {
 	const char *draft;	/* write every miss in known-misses' format */
 	const char *mutants;	/* folder of the mutants the differences name */
 	const char *ours;	/* judge this governor as ours (the gates' tests) */
+	const char *json;	/* run: the results as JSON to this file */
+	const char *tsv;	/* overhead, targets: the numbers as TSV */
 	u64 decisions, seed, jobs, rounds;
 	int hz;
 	bool targets;		/* --targets: the targets are a gate too */

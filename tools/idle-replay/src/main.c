@@ -17,18 +17,22 @@
 static const char usage[] =
 "usage: idle-replay COMMAND [options]\n"
 "\n"
-"  list                          governors, platforms, scenarios\n"
+"  list [--tsv]                  governors, platforms, scenarios (--tsv: one\n"
+"                                tab-separated row per item, for programs)\n"
 "  run (--scenario NAME | --trace FILE) [--platform NAME|FILE] [--gov L]...\n"
-"      [--per-state]             metrics of one timeline, oracle first; with\n"
+"      [--per-state] [--json FILE]\n"
+"                                metrics of one timeline, oracle first; with\n"
 "                                --per-state also each state's usage, time,\n"
-"                                above and below, summed over the CPUs\n"
+"                                above and below, summed over the CPUs;\n"
+"                                --json: all of it as one JSON object\n"
 "  report --out DIR [--gov L]... [--scenario NAME|FAMILY] [--jobs N]\n"
 "         [--gates FILE] [--intended FILE --kunit FILE]\n"
 "                                the Markdown report, results.tsv, plot data\n"
 "  check [--gov L]... [--jobs N] [--gates FILE] [--intended FILE --kunit FILE]\n"
 "        [--targets]             oracle gate, regression gate, intended\n"
 "                                differences (and the targets with --targets)\n"
-"  targets [--jobs N]            the targets table; exit 1 if one is missed\n"
+"  targets [--jobs N] [--tsv FILE]\n"
+"                                the targets table; exit 1 if one is missed\n"
 "  diff --diff A,B [--scenario S] [--platform P] [--events]\n"
 "                                strict decision identity of two governors;\n"
 "                                --events: B is a traced build (teo-traced)\n"
@@ -41,26 +45,49 @@ static const char usage[] =
 "                                perf script / trace-cmd report -> trace\n"
 "                                (the table tells which states poll)\n"
 "\n"
-"  overhead [--gov L]... [--rounds N]\n"
+"  overhead [--gov L]... [--rounds N] [--tsv FILE]\n"
 "                                ns per select+reflect of each governor\n"
 "\n"
 "common option: --data DIR, repeatable (platform folders; default: the\n"
 "built-in folder); --platform NAME|FILE runs one table\n";
 
-static int cmd_list(int argc, char **argv)
+/*
+ * list --tsv: one row per item, tab-separated, no header:
+ *   governor LABEL ROLE SOURCE ("-" for the lab's own)
+ *   platform NAME TITLE
+ *   scenario NAME FAMILY open|closed
+ */
+static void list_tsv(const struct scenario *sc, int ns,
+		     const struct platform *ps, int np)
 {
-	static const char *const role[] = {
-		"oracle", "ours", "base", "mainline", "extra", "twin", "mutant"
-	};
-	struct cli c = cli_parse(argc, argv, "data");
-	struct scenario *sc;
-	struct platform *ps;
-	int ns = scenarios_build(&sc), np = cli_platforms(&c, &ps), i, j;
+	int i;
+
+	for (i = 0; i < replay_ngovs; i++) {
+		const struct gov_entry *g = &replay_govs[i];
+
+		printf("governor\t%s\t%s\t", g->label, gov_role_name(g->role));
+		tsv_text(stdout, g->builtin ? "-" : g->source);
+		putchar('\n');
+	}
+	for (i = 0; i < np; i++) {
+		printf("platform\t%s\t", ps[i].name);
+		tsv_text(stdout, ps[i].title);
+		putchar('\n');
+	}
+	for (i = 0; i < ns; i++)
+		printf("scenario\t%s\t%s\t%s\n", sc[i].name, sc[i].family,
+		       sc[i].closed ? "closed" : "open");
+}
+
+static void list_text(const struct scenario *sc, int ns,
+		      const struct platform *ps, int np)
+{
+	int i, j;
 
 	printf("governors:\n");
 	for (i = 0; i < replay_ngovs; i++)
 		printf("  %-14s %-9s %s\n", replay_govs[i].label,
-		       role[replay_govs[i].role], replay_govs[i].source);
+		       gov_role_name(replay_govs[i].role), replay_govs[i].source);
 	printf("platforms:\n");
 	for (i = 0; i < np; i++) {
 		printf("  %-16s %-32s", ps[i].name, ps[i].title);
@@ -76,6 +103,33 @@ static int cmd_list(int argc, char **argv)
 		printf("  %-3s %-24s %-10s HZ=%-4d %2d CPU %-6s %s\n", sc[i].family,
 		       sc[i].name, sc[i].platform, sc[i].hz, sc[i].ncpu,
 		       sc[i].closed ? "closed" : "open", sc[i].title);
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	char *rest[64];
+	bool tsv = false;
+	struct cli c;
+	struct scenario *sc;
+	struct platform *ps;
+	int ns, np, i, n = 0;
+
+	/* --tsv is a switch here, a file elsewhere: taken before the parser. */
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--tsv"))
+			tsv = true;
+		else if (n < (int)ARRAY_SIZE(rest))
+			rest[n++] = argv[i];
+		else
+			die("too many arguments");
+	}
+	c = cli_parse(n, rest, "data");
+	ns = scenarios_build(&sc);
+	np = cli_platforms(&c, &ps);
+	if (tsv)
+		list_tsv(sc, ns, ps, np);
+	else
+		list_text(sc, ns, ps, np);
 	free(ps);
 	scenarios_free(sc, ns);
 	return 0;
@@ -106,7 +160,7 @@ static void per_state_table(const struct corpus *c, const struct result *rs)
 
 static int cmd_run(int argc, char **argv)
 {
-	struct cli cl = cli_parse(argc, argv, "data scenario trace platform gov per-state");
+	struct cli cl = cli_parse(argc, argv, "data scenario trace platform gov per-state json");
 	struct corpus c = { 0 };
 	struct result *rs;
 	int g;
@@ -150,6 +204,12 @@ static int cmd_run(int argc, char **argv)
 	printf("\n");
 	if (cl.per_state)
 		per_state_table(&c, rs);
+	if (cl.json) {
+		struct output *o = output_open(cl.json);
+
+		run_json(output_file(o), &c, rs);
+		output_close(o);
+	}
 	free(rs);
 	free(c.ps);
 	if (cl.trace) {

@@ -10,6 +10,7 @@
  * numbers vary with the machine and its load, and never gate anything.
  */
 
+#include <math.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -143,9 +144,32 @@ static double round_of(struct bench *b, struct cpuidle_governor *gov, u64 *mis)
 	return t;
 }
 
+/* The numbers of the table above, one row per governor, for programs. */
+static void overhead_tsv(const char *path, const struct bench *b, int n,
+			 double ref_ns)
+{
+	struct output *o = output_open(path);
+	FILE *f = output_file(o);
+	int g;
+
+	fprintf(f, "governor\tcalls\tns_per_call\tvs_mainline_teo\tplayback_faithful\tsleep_length_calls_per_select\tloop_ns_per_call\n");
+	for (g = 0; g < n; g++) {
+		fprintf(f, "%s\t%llu\t", b[g].g->label, (unsigned long long)b[g].calls);
+		tsv_num(f, b[g].ns[0], 3);
+		fputc('\t', f);
+		tsv_num(f, ref_ns > 0 ? b[g].ns[0] / ref_ns : NAN, 4);
+		fprintf(f, "\t%s\t", b[g].mismatches ? "no" : "yes");
+		tsv_num(f, b[g].calls ? (double)b[g].sleep_calls / b[g].calls : NAN, 4);
+		fputc('\t', f);
+		tsv_num(f, b[0].null_ns[0], 3);
+		fputc('\n', f);
+	}
+	output_close(o);
+}
+
 int cmd_overhead(int argc, char **argv)
 {
-	struct cli c = cli_parse(argc, argv, "data gov rounds");
+	struct cli c = cli_parse(argc, argv, "data gov rounds tsv");
 	int rounds = c.rounds ? (int)c.rounds : 40, ns, np, g, k, n = 0;
 	const struct gov_entry *ref = gov_by_role(ROLE_MAINLINE, "teo");
 	struct bench *b = xcalloc(MAX_GOVS + 1, sizeof(*b));
@@ -188,15 +212,20 @@ int cmd_overhead(int argc, char **argv)
 	for (g = 0; g < n; g++) {
 		double net = b[g].ns[0];
 
-		printf("| %s | %llu | %.1f | %s%.2f | %s | %.3f |\n", b[g].g->label,
-		       (unsigned long long)b[g].calls, net, ref_ns > 0 ? "x" : "",
-		       ref_ns > 0 ? net / ref_ns : 0,
-		       b[g].mismatches ? "NO" : "yes",
+		printf("| %s | %llu | %.1f | ", b[g].g->label,
+		       (unsigned long long)b[g].calls, net);
+		if (ref_ns > 0)
+			printf("x%.2f", net / ref_ns);
+		else
+			printf("-");
+		printf(" | %s | %.3f |\n", b[g].mismatches ? "NO" : "yes",
 		       b[g].calls ? (double)b[g].sleep_calls / b[g].calls : 0);
 	}
 	printf("\nloop and playback cost alone (subtracted): %.1f ns per call\n",
 	       b[0].null_ns[0]);
 	printf("the sleep length is answered from the record: the ns above leave out tick_nohz_get_sleep_length() itself, which costs.conf charges per call\n");
+	if (c.tsv)
+		overhead_tsv(c.tsv, b, n, ref_ns);
 	for (g = 0; g < n; g++) {
 		for (i = 0; i < ARRAY_SIZE(bench_scenarios); i++)
 			free(b[g].rec[i].c);

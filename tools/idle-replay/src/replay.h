@@ -206,14 +206,15 @@ int trace_convert(FILE *in, const char *name, FILE *out, int hz,
  */
 enum gov_role {
 	ROLE_ORACLE, ROLE_OURS, ROLE_BASE, ROLE_MAINLINE, ROLE_EXTRA, ROLE_TWIN,
-	ROLE_MUTANT
+	ROLE_MUTANT, NR_ROLES
 };
 
 struct gov_entry {
 	const char *label;
 	struct cpuidle_governor *gov;
 	enum gov_role role;
-	const char *source;
+	const char *source;		/* the file, or what the lab's own is */
+	bool builtin;			/* the lab's own code, no source file */
 	u64 select_ns, reflect_ns;	/* own cost per call (costs.conf) */
 };
 
@@ -228,6 +229,7 @@ extern int replay_ngovs;
 struct cpuidle_governor *oracle_governor(void);
 const struct gov_entry *gov_find(const char *label);
 const struct gov_entry *gov_by_role(enum gov_role role, const char *kind);
+const char *gov_role_name(enum gov_role role);
 bool gov_is_baseline(const struct gov_entry *g);
 bool gov_in_reference(const struct gov_entry *g);
 void gov_judge_as_ours(const char *label);
@@ -241,6 +243,17 @@ void govs_init(void);
 extern u64 replay_sleep_length_ns;
 int costs_validate(const char *path);
 bool gov_costs_anything(const struct gov_entry *g);
+
+/* --- machine-readable output (output.c) ---------------------------------- */
+
+struct output;
+struct output *output_open(const char *path);
+FILE *output_file(struct output *o);
+void output_close(struct output *o);
+void tsv_text(FILE *f, const char *s);
+void tsv_num(FILE *f, double v, int decimals);
+void json_str(FILE *f, const char *s);
+void json_num(FILE *f, double v);
 
 /* --- metrics ----------------------------------------------------------- */
 
@@ -281,8 +294,14 @@ struct result {
 	int s, p, g;			/* scenario, platform, governor index */
 	u64 decisions, items;
 	double energy_rate;		/* energy per ns (open) or per item */
-	double energy_rel;		/* % of the reference */
-	double work_rel;		/* work items, % of the reference */
+	double energy_rel;		/* % of the yardstick */
+	double work_rel;		/* work items, % of the yardstick */
+	/*
+	 * Closed loops: work items in % of the best baseline's and of the
+	 * oracle's (NAN in open loops, or without a baseline).
+	 */
+	double work_base, work_oracle;
+	u64 wakeups;			/* wakeups that brought work */
 	double miss, above, below, lat_mean, lat_p99, tick_wrong, adapt;
 	double tvd;			/* time-in-state distance to the oracle */
 	double trap_s, trap_start_s;	/* longest shallow stretch */

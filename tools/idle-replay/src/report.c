@@ -5,6 +5,7 @@
  */
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -38,10 +39,15 @@ void table_row(FILE *f, const struct corpus *c, const struct result *r)
 {
 	const struct scenario *s = &c->sc[r->s];
 
-	fprintf(f, "| %s%s | %s | %.1f | %.1f | %.2f | %.2f | %.2f | %.1f / %.0f | %.1f |",
+	fprintf(f, "| %s%s | %s | %.1f | %.1f | %.2f | %.2f | %.2f | ",
 		s->name, s->closed ? "*" : "", c->gov[r->g]->label, r->energy_rel,
-		r->work_rel, r->miss, r->above, r->below, r->lat_mean, r->lat_p99,
-		r->tick_wrong);
+		r->work_rel, r->miss, r->above, r->below);
+	/* No wakeup brought work: there is no latency to show. */
+	if (r->wakeups)
+		fprintf(f, "%.1f / %.0f", r->lat_mean, r->lat_p99);
+	else
+		fprintf(f, "- / -");
+	fprintf(f, " | %.1f |", r->tick_wrong);
 	if (r->adapt < 0)
 		fprintf(f, " - |");
 	else
@@ -255,7 +261,7 @@ static void write_report(FILE *f, struct evaluation *ev, struct gate_results *gr
 
 	intro(f, c);
 	corpus_section(f, c);
-	gr->targets = targets_section(f, c, fs);
+	gr->targets = targets_section(f, c, fs, NULL);
 	gr->regression = regression_gate(f, c, fs, &ev->gc,
 					 ev->has_known ? &ev->km : NULL, &ev->tally);
 	work_section(f, c, &ev->gc, &ev->tally);
@@ -329,7 +335,7 @@ static struct evaluation *evaluate(const struct cli *cl)
 	corpus_setup(&ev->c, cl);
 	ev->tally.all_tables = !cl->platform;
 	corpus_run(&ev->c, (int)cl->jobs);
-	fam_stats_build(&ev->c, &ev->fs);
+	fam_stats_build(&ev->c, ev->gc.has_work ? ev->gc.work_pct : NAN, &ev->fs);
 	if (cl->intended && ours && base)
 		ev->random_div = random_differential(ours, base, cl->decisions ?
 						     cl->decisions / RANDOM_CASE : 1000,
@@ -346,6 +352,16 @@ static void evaluation_free(struct evaluation *ev)
 	free(ev->c.ps);
 	scenarios_free(ev->c.sc, ev->c.ns);
 	free(ev);
+}
+
+/* DIR/families.tsv, from the statistics the report shows. */
+static void families_tsv_at(const char *dir, const struct evaluation *ev)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/families.tsv", dir);
+	families_tsv(path, &ev->c, &ev->fs,
+		     ev->gc.has_work ? ev->gc.work_pct : NAN);
 }
 
 int cmd_report(int argc, char **argv)
@@ -374,7 +390,8 @@ int cmd_report(int argc, char **argv)
 	platforms_write_tsv(f, ev->c.ps, ev->c.np);
 	fclose(f);
 	write_plot_files(&ev->c, &ev->fs, cl.out);
-	printf("wrote %s/report.md, results.tsv and the plot data\n", cl.out);
+	families_tsv_at(cl.out, ev);
+	printf("wrote %s/report.md, results.tsv, families.tsv and the plot data\n", cl.out);
 	evaluation_free(ev);
 	return 0;
 }
@@ -425,7 +442,7 @@ int cmd_check(int argc, char **argv)
 		failed += mutants_gate(stdout, &ev->c, ev->d, ev->nd, cl.mutants,
 				       cl.decisions ? cl.decisions / 2000 : 1000,
 				       cl.seed) ? 1 : 0;
-	missed = targets_section(stdout, &ev->c, &ev->fs);
+	missed = targets_section(stdout, &ev->c, &ev->fs, NULL);
 	if (cl.targets && missed)
 		failed++;
 	printf("\ngates: %d of %d failed%s\n", failed,
@@ -438,9 +455,9 @@ int cmd_check(int argc, char **argv)
 /* The targets alone: exit 1 if any is missed. */
 int cmd_targets(int argc, char **argv)
 {
-	struct cli cl = cli_parse(argc, argv, "data gov scenario platform jobs seed ours");
+	struct cli cl = cli_parse(argc, argv, "data gov scenario platform jobs seed ours tsv");
 	struct evaluation *ev = evaluate(&cl);
-	int missed = targets_section(stdout, &ev->c, &ev->fs);
+	int missed = targets_section(stdout, &ev->c, &ev->fs, cl.tsv);
 
 	evaluation_free(ev);
 	return missed ? 1 : 0;

@@ -8,6 +8,7 @@
  */
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -69,6 +70,7 @@ static void derive(struct result *r, const struct metrics *m, bool closed)
 	r->above = pct(sum(m->above), use);
 	r->below = pct(sum(m->below), use);
 	r->miss = r->above + r->below;
+	r->wakeups = m->wakeups;
 	r->lat_mean = m->wakeups ? (double)m->lat_sum_ns / m->wakeups / US : 0;
 	r->lat_p99 = p99_us(m);
 	r->tick_wrong = pct(m->tick_kept_hit + m->tick_stop_early, m->tick_running);
@@ -151,6 +153,31 @@ bool trapped(const struct result *r, const struct scenario *s)
 	return r->trap_s >= 1.0 && r->trap_share >= 10;
 }
 
+/* @part in % of @whole; NAN if there is no whole to measure against. */
+static double pct_of(u64 part, u64 whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : NAN;
+}
+
+/*
+ * Closed loops only (an open loop's work is fixed by its arrivals): work in
+ * % of the most any baseline did and of the oracle's (rs[0]).
+ */
+static void relate_work(struct result *rs, int ng,
+			const struct gov_entry *const *gs, bool closed)
+{
+	u64 base = 0;
+	int g;
+
+	for (g = 0; g < ng; g++)
+		if (gov_is_baseline(gs[g]))
+			base = max(base, rs[g].items);
+	for (g = 0; g < ng; g++) {
+		rs[g].work_base = closed ? pct_of(rs[g].items, base) : NAN;
+		rs[g].work_oracle = closed ? pct_of(rs[g].items, rs[0].items) : NAN;
+	}
+}
+
 /*
  * The yardstick: the oracle in an open loop; in a closed loop, where the
  * oracle is no lower bound, the best energy and the most work among ours
@@ -163,6 +190,8 @@ static void relate(struct result *rs, int ng, const struct gov_entry *const *gs,
 	u64 items = rs[0].items;
 	bool any = false;
 	int g;
+
+	relate_work(rs, ng, gs, closed);
 
 	for (g = 1; closed && g < ng; g++) {
 		if (!gov_in_reference(gs[g]))

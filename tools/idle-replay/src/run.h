@@ -21,6 +21,7 @@ void corpus_run(struct corpus *c, int jobs);
 struct result *corpus_result(const struct corpus *c, int s, int p, int g);
 int corpus_home(const struct corpus *c, int s);
 int corpus_gov(const struct corpus *c, const struct gov_entry *g);
+void run_json(FILE *f, const struct corpus *c, const struct result *rs);
 long first_divergence(const struct decision_log *a, const struct decision_log *b);
 void describe_divergence(char *buf, size_t n, const char *what,
 			 const char *la, const struct decision_log *a,
@@ -28,23 +29,53 @@ void describe_divergence(char *buf, size_t n, const char *what,
 
 /* --- family statistics, targets and gates (gates.c) -------------------- */
 
-/* One governor's results in one family over the tables of the corpus. */
+/* Tolerances of the targets: energy %, miss points, worst table %, mean %. */
+#define TARGET_ENERGY	1.0
+#define TARGET_MISS	0.5
+#define TARGET_WORST	5.0
+#define TARGET_MEAN	110.0
+/* "Loses on a table": more than this above the best other governor. */
+#define LOSS_ENERGY	1.0
+#define LOSS_MISS	0.5
+
+/*
+ * One governor's results in one family over the tables of the corpus
+ * (families.c).  Per table: the mean over the family's scenarios, of the
+ * runs that have the value (NAN where none has); the medians are over the
+ * tables that have one.
+ */
 struct fam_stat {
 	int n;			/* tables */
-	double *energy, *miss;	/* per table: mean over the family's scenarios */
+	int runs;		/* scenario x table runs */
+	double *energy, *miss;	/* per table */
+	double *work_base, *work_oracle;	/* closed loops, % */
+	double *lat_mean, *lat_p99;		/* added latency, us */
 	double med_energy, med_miss, worst_energy, worst_miss;
+	double med_work_base, med_work_oracle, med_lat_mean, med_lat_p99;
 	int losses;		/* tables where it loses to the best other one */
+	int work_lost;		/* runs with less work than the best baseline */
+	int energy_over;	/* runs with energy > TARGET_WORST % above it */
 };
+
+#define LOOP_OPEN	1U
+#define LOOP_CLOSED	2U
 
 struct fam_stats {
 	int nf;
 	const char *fam[16];
 	bool closed[16];	/* any closed-loop scenario in the family */
+	unsigned int loops[16];	/* LOOP_* of its scenarios */
 	struct fam_stat st[16][MAX_GOVS];
 };
 
-void fam_stats_build(const struct corpus *c, struct fam_stats *fs);
+unsigned int fam_stat_fill(const struct corpus *c, const char *fam,
+			   double work_pct, struct fam_stat *st);
+void fam_stat_free(struct fam_stat *st, int ng);
+void fam_stats_build(const struct corpus *c, double work_pct,
+		     struct fam_stats *fs);
 void fam_stats_free(struct fam_stats *fs);
+void families_tsv(const char *path, const struct corpus *c,
+		  const struct fam_stats *fs, double work_pct);
 
 /* The targets against one baseline (role and kind): fixed bounds. */
 struct gate_rule {
@@ -118,9 +149,33 @@ int intended_load(const char *path, const char *kunit_src,
 u64 random_differential(const struct gov_entry *a, const struct gov_entry *b,
 			u64 cases, u64 seed, FILE *log, u64 *decisions);
 
+/* The best baseline of a family (gates.c: the one rule for it). */
+struct best_base {
+	int energy, miss;	/* lowest median energy, lowest median miss */
+	int *table;		/* per table: lowest energy there */
+};
+
+bool best_baseline(const struct corpus *c, const struct fam_stat *st,
+		   struct best_base *b);
+
+/* Ours' targets in one family. */
+struct family_targets {
+	int ours;
+	struct best_base best;
+	double energy_bound, miss_bound;
+	double worst;		/* ours' largest energy ratio to the best baseline */
+	int worst_table;
+	bool ok_energy, ok_miss, ok_worst;
+};
+
+bool family_targets(const struct corpus *c, const struct fam_stats *fs, int fi,
+		    struct family_targets *t);
+void family_targets_free(struct family_targets *t);
+
 /* Each writes its section to @f and returns the number of failures. */
 int oracle_gate(FILE *f, const struct corpus *c);
-int targets_section(FILE *f, const struct corpus *c, const struct fam_stats *fs);
+int targets_section(FILE *f, const struct corpus *c, const struct fam_stats *fs,
+		    const char *tsv);
 int regression_gate(FILE *f, const struct corpus *c, const struct fam_stats *fs,
 		    const struct gate_conf *gc, struct known_misses *km,
 		    struct miss_tally *t);

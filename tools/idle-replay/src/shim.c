@@ -95,18 +95,25 @@ void gov_judge_as_ours(const char *label)
 	g->role = ROLE_OURS;
 }
 
+static const char *const role_names[NR_ROLES] = {
+	[ROLE_ORACLE] = "oracle", [ROLE_OURS] = "ours",
+	[ROLE_BASE] = "base", [ROLE_MAINLINE] = "mainline",
+	[ROLE_EXTRA] = "extra", [ROLE_TWIN] = "twin",
+	[ROLE_MUTANT] = "mutant",
+};
+
+/* The role's word, as the build's list and `list` write it. */
+const char *gov_role_name(enum gov_role role)
+{
+	return role_names[role];
+}
+
 static enum gov_role role_of(const char *name)
 {
-	static const char *const names[] = {
-		[ROLE_ORACLE] = "oracle", [ROLE_OURS] = "ours",
-		[ROLE_BASE] = "base", [ROLE_MAINLINE] = "mainline",
-		[ROLE_EXTRA] = "extra", [ROLE_TWIN] = "twin",
-		[ROLE_MUTANT] = "mutant",
-	};
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(names); i++)
-		if (!strcmp(names[i], name))
+	for (i = 0; i < ARRAY_SIZE(role_names); i++)
+		if (role_names[i] && !strcmp(role_names[i], name))
 			return (enum gov_role)i;
 	die("govlist: unknown role '%s'", name);
 }
@@ -310,6 +317,7 @@ void govs_init(void)
 	replay_register_governor(oracle_governor(), "oracle");
 	replay_govs[replay_ngovs - 1].role = ROLE_ORACLE;
 	replay_govs[replay_ngovs - 1].source = "the lab (src/oracle.c)";
+	replay_govs[replay_ngovs - 1].builtin = true;
 	for (e = replay_expected_govs; e->label; e++) {
 		g = (struct gov_entry *)gov_find(e->label);
 		if (!g)

@@ -1,13 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 # Negative tests of the gates of 'scripts/replay.sh check': governors built
 # wrong on purpose (tests/gates/wrong-*.c) judged as if they were ours, and
-# documented-misses and intended-differences files that must fail.  Each
+# documented-misses and intended-differences files that must fail; before
+# them the tests of the machine-readable output (tests/outputs.sh).  Each
 # runs one scenario on one table, so the whole set takes about a minute.
-# Sourced by tests/tooling.sh.
+# Sourced by scripts/replay.sh.
 # shellcheck shell=bash
 # shellcheck disable=SC2154 # base, mainline, data_args, LAB, ...: replay.sh
 
 GT=$LAB/tests/gates
+
+# shellcheck source=tools/idle-replay/tests/outputs.sh
+. "$LAB/tests/outputs.sh"
 
 # Build the lab with the wrong governors and the same-as-ours "mutant"
 # into a folder of the check's build folder $1 (kept, so only a change
@@ -88,6 +92,7 @@ gate_tests() {
 	local dir=$2/gates bin rc draft list met bteo
 	mkdir -p "$dir"
 	gate_log=$dir/gate.log
+	output_tests "$1" "$2"
 	bin=$(gate_test_build "$1") || { result 1 "gate tests: the lab with the wrong governors does not build"; return; }
 	bteo=$("$bin" list | awk '$2 == "base" && $1 ~ /^teo-/ { print $1 }')
 
