@@ -18,6 +18,10 @@ One concern per module, as in the kernel's tools/testing/kunit/:
   stats      medians, percentiles, Mann-Whitney, TVD
   states     idle-state lists as cpuidle-emu takes them
   checks     the steps of "scripts/teo check"
+  lab        the replay lab: its trees, governor sources, build and corpus
+  replay     "scripts/teo replay": the lab's commands
+  labcheck   "scripts/teo replay check": the gates, contract and trace gate
+  labtests   the lab's tests that the check runs after its gates
   shell      what scripts/lib.sh asks of this package for the bash scripts
   testing    helpers of the unit tests
 

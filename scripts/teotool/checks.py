@@ -43,8 +43,8 @@ STEPS: Tuple[Step, ...] = (
     Step("kunit --sanitizers", _teo("kunit", "--sanitizers")),
     # Its W=1 C=2 build reuses the KUnit build folder.
     Step("style", _teo("style")),
-    Step("replay.sh check", _script("replay.sh", "check")),
-    Step("replay.sh leaks", _script("replay.sh", "leaks"), traced=False),
+    Step("replay check", _teo("replay", "check")),
+    Step("replay leaks", _teo("replay", "leaks"), traced=False),
     Step("vm-kselftest.sh", _script("vm-kselftest.sh")),
     Step("series.sh check", _script("series.sh", "check")),
 )

@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 from typing import Dict, List, NoReturn, Optional, Sequence, Tuple
 
-from teotool import checks, deps, fetch, kunit, paths, process, reports, style, tree, ui
+from teotool import (checks, deps, fetch, kunit, paths, process, replay, reports, style,
+                     tree, ui)
 from teotool.ui import Fatal, UsageError
 
 # Commands that run a bash script (name: script, help).
@@ -19,7 +20,6 @@ DELEGATED: Dict[str, Tuple[str, str]] = {
     "run": ("vm-bench.sh", "the main job: build the patched kernel, boot it in"
             " QEMU on an emulated idle platform and compare teo with menu on"
             " workloads"),
-    "replay": ("replay.sh", "the replay lab"),
     "vm": ("vm.sh", "boot the test VM and run a command"),
     "bench": ("bench.sh", "the A/B workload benchmark"),
     "kselftest": ("vm-kselftest.sh", "the kselftests in the VM"),
@@ -228,6 +228,9 @@ def build_parser() -> Parser:
     p.add_argument("--pattern", default="*_test.py",
                    help="only the test files matching this (default: %(default)s)")
     p.set_defaults(func=_cmd_test_tools)
+
+    p = command("replay", replay.HELP, replay.DESCRIPTION)
+    replay.add_arguments(p)
 
     p = command("reports", "print the kernel reports (BUG, WARNING, ...) in kernel logs")
     p.add_argument("files", nargs="+", metavar="FILE")

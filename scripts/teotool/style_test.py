@@ -10,7 +10,7 @@ from teotool import paths, style
 
 # Bash files of the tooling that remain, by stage: these are ported later.
 NOT_YET_PORTED = {"scripts/bench.sh", "scripts/series.sh", "scripts/vm.sh",
-                  "scripts/replay.sh", "scripts/vm-bench.sh", "scripts/vm-kselftest.sh",
+                  "scripts/vm-bench.sh", "scripts/vm-kselftest.sh",
                   "scripts/vm-faulttest.sh"}
 
 
