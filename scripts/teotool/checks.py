@@ -117,7 +117,7 @@ def run_extended() -> None:
     env = process.debian_env({"KERNEL_SRC": str(mainline)})
     if process.run(_script("series.sh", "check"), env=env) != 0:
         raise Fatal(f"=== series.sh check on mainline ({mainline}): FAILED")
-    note("=== kunit-mutants.sh (every mutant fails the KUnit cases it names)")
-    if process.run(_script("kunit-mutants.sh"), env=process.debian_env()) != 0:
-        raise Fatal("=== kunit-mutants.sh: FAILED")
+    note("=== mutants (every mutant fails the KUnit cases it names)")
+    if process.run(_teo("mutants"), env=process.debian_env()) != 0:
+        raise Fatal("=== mutants: FAILED")
     note(f"all extended checks passed in {time.monotonic() - start:.0f} s")

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 from typing import Dict, List, NoReturn, Optional, Sequence, Tuple
 
-from teotool import (checks, deps, fetch, kunit, paths, process, replay, reports, style,
-                     tree, ui)
+from teotool import (checks, deps, fetch, kunit, mutants, paths, process, replay, reports,
+                     style, tree, ui)
 from teotool.ui import Fatal, UsageError
 
 # Commands that run a bash script (name: script, help).
@@ -26,9 +26,6 @@ DELEGATED: Dict[str, Tuple[str, str]] = {
     "faulttest": ("vm-faulttest.sh", "the VM fault test on a debug kernel"
                   " (an extended check, not part of check: about 30 min cold)"),
     "series": ("series.sh", "export or check the patch series"),
-    "mutants": ("kunit-mutants.sh", "the KUnit mutation check: every mutant of"
-                " tools/teo-mutants must fail the cases it names (an extended"
-                " check)"),
 }
 
 DESCRIPTION = """\
@@ -231,6 +228,9 @@ def build_parser() -> Parser:
 
     p = command("replay", replay.HELP, replay.DESCRIPTION)
     replay.add_arguments(p)
+
+    p = command("mutants", mutants.HELP, mutants.DESCRIPTION)
+    mutants.add_arguments(p)
 
     p = command("reports", "print the kernel reports (BUG, WARNING, ...) in kernel logs")
     p.add_argument("files", nargs="+", metavar="FILE")

@@ -129,6 +129,11 @@ def replay_check(name: str = "check") -> Path:
     return replay_cache() / f"{name}-{repo_key()}"
 
 
+def mutants_copy() -> Path:
+    """The copy of this repository the KUnit mutation check patches."""
+    return cache() / "mutants" / repo_key()
+
+
 def check_dir() -> Path:
     """The exec logs of "check" for the dependency audit."""
     return cache() / "check" / "exec"
