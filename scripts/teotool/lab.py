@@ -467,16 +467,46 @@ class LabGovernor:
     source: str
 
 
-def governors(binary: Path, env: Optional[Mapping[str, str]] = None) -> List[LabGovernor]:
-    """The governors of a lab binary, oracle first (its 'list --tsv')."""
-    run = process.output([binary, "list", "--tsv"], env=process.debian_env(env))
+@dataclass(frozen=True)
+class Listing:
+    """What a lab binary has: its governors (oracle first), the tables of
+    its corpus and its scenarios with their families."""
+    governors: Tuple[LabGovernor, ...]
+    platforms: Tuple[str, ...]
+    scenarios: Tuple[Tuple[str, str], ...]
+
+
+def listing(binary: Path, data: Sequence[str] = (),
+            env: Optional[Mapping[str, str]] = None) -> Listing:
+    """The 'list --tsv' of a lab binary with the corpus options data."""
+    run = process.output([binary, "list", "--tsv", *data], env=process.debian_env(env))
     if run.returncode != 0:
         raise Fatal(f"{binary} list --tsv failed: {run.stderr.strip()}")
-    found = []
+    govs, plats, scenarios = [], [], []
     for row in run.stdout.splitlines():
         cells = row.split("\t")
         if cells[0] == "governor" and len(cells) == 4:
-            found.append(LabGovernor(cells[1], cells[2], cells[3]))
+            govs.append(LabGovernor(cells[1], cells[2], cells[3]))
+        elif cells[0] == "platform" and len(cells) == 3:
+            plats.append(cells[1])
+        elif cells[0] == "scenario" and len(cells) == 4:
+            scenarios.append((cells[1], cells[2]))
+    return Listing(tuple(govs), tuple(plats), tuple(scenarios))
+
+
+def governors(binary: Path, env: Optional[Mapping[str, str]] = None) -> List[LabGovernor]:
+    """The governors of a lab binary, oracle first."""
+    found = list(listing(binary, env=env).governors)
     if not found:
         raise Fatal(f"{binary} list --tsv names no governor")
     return found
+
+
+def validate(binary: Path, files: Sequence[str]) -> None:
+    """Files for the lab (a trace, a table) checked with its validate
+    command, whose one line names the file, the line and what is wrong."""
+    for f in files:
+        run = process.output([binary, "validate", f], env=process.debian_env())
+        if run.returncode != 0:
+            lines = [line.removeprefix("idle-replay: ") for line in run.stderr.splitlines()]
+            raise Fatal("; ".join(lines) or f"{f}: the lab does not take it")

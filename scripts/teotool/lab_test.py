@@ -280,10 +280,22 @@ class OutputTest(ScratchTest):
                              "governor\\tteo\\tours\\t/r/teo.c\\nplatform\\tadl\\tIntel\\n'")
         self.assertEqual(lab.governors(binary), [lab.LabGovernor("oracle", "oracle", "-"),
                                                  lab.LabGovernor("teo", "ours", "/r/teo.c")])
+        found = lab.listing(fake_binary(self.tmp / "all", "printf 'governor\\tteo\\tours\\t-\\n"
+                                        "platform\\tadl\\tIntel Alder Lake\\n"
+                                        "scenario\\ts2-desktop-idle\\tS2\\topen\\n'"))
+        self.assertEqual(found.platforms, ("adl",))
+        self.assertEqual(found.scenarios, (("s2-desktop-idle", "S2"),))
         with self.assertRaisesRegex(Fatal, "names no governor"):
             lab.governors(fake_binary(self.tmp / "empty", "true"))
         with self.assertRaisesRegex(Fatal, "list --tsv failed: unknown option"):
             lab.governors(fake_binary(self.tmp / "old", "echo unknown option >&2; exit 1"))
+
+    def test_validate(self) -> None:
+        good = fake_binary(self.tmp / "good", "exit 0")
+        lab.validate(good, ["a.trace", "b.plat"])
+        bad = fake_binary(self.tmp / "bad", 'echo "idle-replay: $2:4: negative time" >&2; exit 1')
+        with self.assertRaisesRegex(Fatal, "^b.plat:4: negative time$"):
+            lab.validate(bad, ["b.plat"])
 
 
 if __name__ == "__main__":

@@ -97,6 +97,11 @@ def report(out: Path, govs: Sequence[lab.Governor] = (), scenarios: Sequence[str
     built = lab.Lab(trees, extra=(*govs, variant))
     data = lab.corpus(trees)
     binary = built.build("idle-replay") / "idle-replay"
+    known = lab.listing(binary, data).scenarios
+    for s in scenarios:
+        if not any(s in pair for pair in known):
+            raise UsageError(f"--scenario '{s}': no such scenario or family (see 'scripts/teo"
+                             " replay list')")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=out.name + ".tmp.", dir=out.parent))
@@ -276,6 +281,10 @@ def _cmd_tool(args: argparse.Namespace) -> int:
     """run and list: the lab's own commands with the corpus."""
     for s in getattr(args, "scenario", None) or []:
         lab.check_scenario(s)
+    for opt in ("trace", "platform"):
+        f = getattr(args, opt, None)
+        if f and ("/" in f or f.endswith((".plat", ".trace"))) and not os.path.isfile(f):
+            raise UsageError(f"--{opt}: no such file: '{f}'")
     trees = lab.find_trees(fetch_mainline=False)
     data = lab.corpus(trees)
     binary = lab.Lab(trees).build("idle-replay") / "idle-replay"
@@ -283,6 +292,9 @@ def _cmd_tool(args: argparse.Namespace) -> int:
     if args.command == "list":
         argv += ["--tsv"] if args.tsv else []
         return process.run(argv)
+    # A bad trace or table gets the one line of the lab's validate.
+    lab.validate(binary, [f for f in (args.trace, args.platform)
+                          if f and ("/" in f or f.endswith((".plat", ".trace")))])
     for s in args.scenario or []:
         argv += ["--scenario", s]
     for opt in ("trace", "platform", "json"):

@@ -6,11 +6,13 @@ each command does; scripts/replay.sh is the same command."""
 import unittest
 from pathlib import Path
 from typing import Dict, List, Tuple
+from unittest import mock
 
-from teotool import paths, replay
+from teotool import lab, paths, replay
 from teotool.cli_test import _method_name, _subst
 from teotool.lab_test import lab_tree
 from teotool.testing import SCRIPTS, TEO, ScratchTest
+from teotool.ui import UsageError
 
 GOOD = str(paths.LAB_TESTS / "govh" / "probe.c")
 
@@ -34,6 +36,10 @@ BAD_INPUT: List[Tuple[str, int, str, List[str], Dict[str, str]]] = [
     ("report --out with a space", 2, "--out: the folder must not contain spaces",
      ["report", "--out", "{tmp}/a b"], {}),
     ("run --scenario", 2, "--scenario 'nosuch' is neither", ["run", "--scenario", "nosuch"], {}),
+    ("run --trace of a missing file", 2, "--trace: no such file: '{tmp}/none.trace'",
+     ["run", "--trace", "{tmp}/none.trace"], {}),
+    ("run --platform of a missing file", 2, "--platform: no such file: '{tmp}/x.plat'",
+     ["run", "--scenario", "S2", "--platform", "{tmp}/x.plat"], {}),
     ("convert --hz", 2, "--hz wants 100, 250, 300 or 1000, got 'abc'",
      ["convert", "--hz", "abc", "in", "out"], {}),
     ("convert of one file", 2, "required: OUTPUT", ["convert", "only-one"], {}),
@@ -117,6 +123,25 @@ for _name, _status, _pattern, _args, _env in BAD_INPUT:
 for _pattern, _args in HELP:
     setattr(ReplayInputTest, _method_name(f"help {' '.join(_args) or 'replay'}"),
             _help_case(_pattern, _args))
+
+
+class ReportTest(ScratchTest):
+    def test_unknown_scenario(self) -> None:
+        """A scenario of the right form that the lab does not have is a
+        usage error before the report runs."""
+        listing = lab.Listing((), (), (("s2-desktop-idle", "S2"),))
+        trees = lab.Trees(self.tmp)
+        with mock.patch.object(replay.deps, "need_cmd"), \
+                mock.patch.object(lab, "find_trees", return_value=trees), \
+                mock.patch.object(lab, "over_eager_variant", return_value=("v", self.tmp)), \
+                mock.patch.object(lab, "corpus", return_value=[]), \
+                mock.patch.object(lab.Lab, "build", return_value=self.tmp), \
+                mock.patch.object(lab, "listing", return_value=listing), \
+                mock.patch.object(replay.process, "run") as run:
+            with self.assertRaisesRegex(UsageError, "'s2-nosuch': no such scenario"):
+                replay.report(self.tmp / "out", scenarios=["S2", "s2-desktop-idle", "s2-nosuch"])
+            run.assert_not_called()
+        self.assertFalse((self.tmp / "out").exists())
 
 
 class DifferentialTest(unittest.TestCase):
