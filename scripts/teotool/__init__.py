@@ -22,6 +22,11 @@ One concern per module, as in the kernel's tools/testing/kunit/:
   vmbuild    the test VM's kernel, module and initramfs, with their stamps
   kselftest  the cpuidle-teo kselftests in the test VM
   faulttest  the fault test on the debug kernel in the test VM
+  lab        the replay lab: its trees, governor sources, build and corpus
+  replay     "scripts/teo replay": the lab's commands
+  labcheck   "scripts/teo replay check": the gates, contract and trace gate
+  labtests   the lab's tests that the check runs after its gates
+  mutants    "scripts/teo mutants": the KUnit mutation check
   shell      what scripts/lib.sh asks of this package for the bash scripts
   testing    helpers of the unit tests
 

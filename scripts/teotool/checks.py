@@ -43,8 +43,8 @@ STEPS: Tuple[Step, ...] = (
     Step("kunit --sanitizers", _teo("kunit", "--sanitizers")),
     # Its W=1 C=2 build reuses the KUnit build folder.
     Step("style", _teo("style")),
-    Step("replay.sh check", _script("replay.sh", "check")),
-    Step("replay.sh leaks", _script("replay.sh", "leaks"), traced=False),
+    Step("replay check", _teo("replay", "check")),
+    Step("replay leaks", _teo("replay", "leaks"), traced=False),
     Step("kselftest", _teo("kselftest")),
     Step("series check", _teo("series", "check")),
 )
@@ -117,7 +117,7 @@ def run_extended() -> None:
     env = process.debian_env({"KERNEL_SRC": str(mainline)})
     if process.run(_teo("series", "check"), env=env) != 0:
         raise Fatal(f"=== series check on mainline ({mainline}): FAILED")
-    note("=== kunit-mutants.sh (every mutant fails the KUnit cases it names)")
-    if process.run(_script("kunit-mutants.sh"), env=process.debian_env()) != 0:
-        raise Fatal("=== kunit-mutants.sh: FAILED")
+    note("=== mutants (every mutant fails the KUnit cases it names)")
+    if process.run(_teo("mutants"), env=process.debian_env()) != 0:
+        raise Fatal("=== mutants: FAILED")
     note(f"all extended checks passed in {time.monotonic() - start:.0f} s")

@@ -23,7 +23,7 @@ class StepsTest(unittest.TestCase):
         self.assertLess(names.index("kunit --sanitizers"), names.index("style"))
 
     def test_only_the_leak_check_is_untraced(self) -> None:
-        self.assertEqual([s.name for s in checks.STEPS if not s.traced], ["replay.sh leaks"])
+        self.assertEqual([s.name for s in checks.STEPS if not s.traced], ["replay leaks"])
 
     def test_log_names_are_distinct(self) -> None:
         names = [checks._log_name(i, s) for i, s in enumerate(checks.STEPS, 1)]

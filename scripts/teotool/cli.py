@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 from typing import Dict, List, NoReturn, Optional, Sequence, Tuple
 
-from teotool import (checks, deps, faulttest, fetch, kselftest, kunit, paths, process,
-                     reports, series, style, tree, ui, vm)
+from teotool import (checks, deps, faulttest, fetch, kselftest, kunit, mutants, paths,
+                     process, replay, reports, series, style, tree, ui, vm)
 from teotool.ui import Fatal, UsageError
 
 # Commands that run a bash script (name: script, help).
@@ -21,11 +21,7 @@ DELEGATED: Dict[str, Tuple[str, str]] = {
     "run": ("vm-bench.sh", "the main job: build the patched kernel, boot it in"
             " QEMU on an emulated idle platform and compare teo with menu on"
             " workloads"),
-    "replay": ("replay.sh", "the replay lab"),
     "bench": ("bench.sh", "the A/B workload benchmark"),
-    "mutants": ("kunit-mutants.sh", "the KUnit mutation check: every mutant of"
-                " tools/teo-mutants must fail the cases it names (an extended"
-                " check)"),
 }
 
 DESCRIPTION = """\
@@ -244,6 +240,12 @@ def build_parser() -> Parser:
     p.set_defaults(func=faulttest.main)
 
     series.add_parser(sub, Parser)
+
+    p = command("replay", replay.HELP, replay.DESCRIPTION)
+    replay.add_arguments(p)
+
+    p = command("mutants", mutants.HELP, mutants.DESCRIPTION)
+    mutants.add_arguments(p)
 
     p = command("reports", "print the kernel reports (BUG, WARNING, ...) in kernel logs")
     p.add_argument("files", nargs="+", metavar="FILE")

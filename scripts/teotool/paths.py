@@ -7,6 +7,7 @@ OVERLAY_PATHS says what belongs to the overlay; everything else
 here is tooling.  Moving either is a change to this module alone.
 """
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Optional, Tuple
@@ -28,6 +29,13 @@ VM_INIT = CPUIDLE_EMU / "vm-init"
 FAULTTEST_GUEST = CPUIDLE_EMU / "faulttest-guest.sh"
 IDLE_REPLAY = REPO / "tools" / "idle-replay"
 LAB_PLATFORMS = IDLE_REPLAY / "platforms"
+# The replay lab's gate files, its test data and the mutants of our teo.c.
+LAB_GATES = IDLE_REPLAY / "gates.conf"
+LAB_KNOWN_MISSES = IDLE_REPLAY / "known-misses"
+LAB_INTENDED = IDLE_REPLAY / "intended-differences"
+LAB_EXTRACT = IDLE_REPLAY / "extract-tables.py"
+LAB_TESTS = IDLE_REPLAY / "tests"
+TEO_MUTANTS = REPO / "tools" / "teo-mutants"
 
 # The in-tree paths this repository owns; each is copied over the base tree.
 OVERLAY_PATHS: Tuple[str, ...] = (
@@ -46,6 +54,22 @@ SELFTESTS = "tools/testing/selftests"
 TEO_SELFTESTS = SELFTESTS + "/cpuidle-teo"
 KUNITCONFIG = GOVERNORS + "/.kunitconfig"
 KUNIT_PY = "tools/testing/kunit/kunit.py"
+KUNIT_SUITE = GOVERNORS + "/tests/teo_kunit.c"
+# Our governor: the files a mutant patches and the lab compiles together.
+OUR_GOVERNOR: Tuple[str, ...] = tuple(f"{GOVERNORS}/{name}"
+                                      for name in ("teo.c", "teo.h", "teo_trace.h"))
+# What the replay lab reads of a kernel tree: its version and baselines ...
+LAB_TREE_FILES: Tuple[str, ...] = ("Makefile", GOVERNORS + "/teo.c", GOVERNORS + "/menu.c",
+                                   GOVERNORS + "/gov.h")
+# ... and the parts of Debian's base tarball it unpacks without the build
+# lock when no full base tree is there: governors, idle drivers, the
+# architectures (device trees, idle tables and their headers) and the few
+# core files the table extractor reads.
+LAB_BASE_MEMBERS: Tuple[str, ...] = (
+    "Makefile", "drivers/cpuidle/*", "drivers/idle/*", "drivers/of/cpu.c",
+    "include/linux/cpuidle.h", "include/uapi/linux/input-event-codes.h",
+    "arch/*", "include/dt-bindings/*", "scripts/dtc/include-prefixes/*",
+)
 # Folders of the repository whose C files are kernel-side (checkpatch,
 # kernel-doc): the overlay's and the emulated driver's.
 KERNEL_C_DIRS: Tuple[str, ...] = (
@@ -94,6 +118,28 @@ def debian_base() -> Path:
 def trees() -> Path:
     """The private copies of base trees, one slot per base."""
     return cache() / "trees"
+
+
+def replay_cache() -> Path:
+    """The replay lab's builds, corpus, variants and check logs."""
+    return cache() / "replay"
+
+
+def repo_key() -> str:
+    """A short name of this repository (work tree) in a shared cache."""
+    return hashlib.sha1(str(REPO).encode()).hexdigest()[:8]
+
+
+def replay_check(name: str = "check") -> Path:
+    """The output folder of the lab's check (or its leak check): one per
+    repository, so that checks of two work trees sharing a cache do not
+    remove each other's logs."""
+    return replay_cache() / f"{name}-{repo_key()}"
+
+
+def mutants_copy() -> Path:
+    """The copy of this repository the KUnit mutation check patches."""
+    return cache() / "mutants" / repo_key()
 
 
 def check_dir() -> Path:

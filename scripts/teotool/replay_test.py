@@ -1,0 +1,155 @@
+# SPDX-License-Identifier: GPL-2.0
+"""scripts/teo replay as a user runs it: bad arguments are refused with
+one line before anything is built, fetched or locked; --help says what
+each command does; scripts/replay.sh is the same command."""
+
+import unittest
+from pathlib import Path
+from typing import Dict, List, Tuple
+from unittest import mock
+
+from teotool import lab, paths, replay
+from teotool.cli_test import _method_name, _subst
+from teotool.lab_test import lab_tree
+from teotool.testing import SCRIPTS, TEO, ScratchTest
+from teotool.ui import UsageError
+
+GOOD = str(paths.LAB_TESTS / "govh" / "probe.c")
+
+# name: (status, pattern, arguments after "replay", extra environment)
+BAD_INPUT: List[Tuple[str, int, str, List[str], Dict[str, str]]] = [
+    ("unknown command", 2, "unknown command 'nosuch'", ["nosuch"], {}),
+    ("--gov without a label", 2, "--gov wants LABEL=PATH, got 'nolabel'",
+     ["report", "--gov", "nolabel"], {}),
+    ("--gov of a missing file", 2, "--gov x: no such file: '/nonexistent/teo.c'",
+     ["report", "--gov", "x=/nonexistent/teo.c"], {}),
+    ("--gov with a label of the lab", 2, "--gov label 'teo-7.3' is taken by the lab",
+     ["report", "--gov", f"teo-7.3={GOOD}"], {}),
+    ("--gov twice", 2, "--gov label 'a' given twice",
+     ["report", "--gov", f"a={GOOD}", "--gov", f"a={GOOD}"], {}),
+    ("--gov with a space", 2, "must not contain spaces or '='",
+     ["report", "--gov", "a={tmp}/with space/gov.c"], {}),
+    ("--gov of no governor", 2, "'/etc/hostname' is not a cpuidle governor source",
+     ["report", "--gov", "a=/etc/hostname"], {}),
+    ("report --scenario", 2, "--scenario 'nosuch' is neither a family",
+     ["report", "--scenario", "nosuch"], {}),
+    ("report --out with a space", 2, "--out: the folder must not contain spaces",
+     ["report", "--out", "{tmp}/a b"], {}),
+    ("run --scenario", 2, "--scenario 'nosuch' is neither", ["run", "--scenario", "nosuch"], {}),
+    ("run --trace of a missing file", 2, "--trace: no such file: '{tmp}/none.trace'",
+     ["run", "--trace", "{tmp}/none.trace"], {}),
+    ("run --platform of a missing file", 2, "--platform: no such file: '{tmp}/x.plat'",
+     ["run", "--scenario", "S2", "--platform", "{tmp}/x.plat"], {}),
+    ("convert --hz", 2, "--hz wants 100, 250, 300 or 1000, got 'abc'",
+     ["convert", "--hz", "abc", "in", "out"], {}),
+    ("convert of one file", 2, "required: OUTPUT", ["convert", "only-one"], {}),
+    ("convert of a missing file", 2, "convert: no such file: '{tmp}/none'",
+     ["convert", "{tmp}/none", "out"], {}),
+    ("check --bogus", 2, "unknown argument '--bogus'", ["check", "--bogus"], {}),
+    ("targets extra", 2, "unknown argument 'extra'", ["targets", "extra"], {}),
+    ("leaks extra", 2, "unknown argument 'extra'", ["leaks", "extra"], {}),
+    ("overhead --rounds 0", 2, "--rounds wants a number of rounds, 1..9999",
+     ["overhead", "--rounds", "0"], {}),
+    ("overhead --rounds 10000", 2, "1..9999", ["overhead", "--rounds", "10000"], {}),
+    ("diff of one file", 2, "diff needs OLD.c and NEW.c", ["diff", GOOD], {}),
+    ("diff of no governor", 2, "diff: '/etc/hostname' is not a cpuidle governor source",
+     ["diff", "/etc/hostname", GOOD], {}),
+    ("diff of a missing file", 2, "diff: no such file: '{tmp}/none.c'",
+     ["diff", GOOD, "{tmp}/none.c"], {}),
+    ("list without a base tree", 1, "KERNEL_SRC={tmp}/no-such-tree does not exist",
+     ["list"], {}),
+    ("convert without a base tree", 1, "KERNEL_SRC=/nonexistent does not exist",
+     ["convert", GOOD, "-"], {"KERNEL_SRC": "/nonexistent"}),
+    ("a base tree without governors", 1, "base tree {tmp} has no Makefile",
+     ["list"], {"KERNEL_SRC": "{tmp}"}),
+    ("TEO_MAINLINE_SRC not a folder", 1, "TEO_MAINLINE_SRC=/etc/hostname is not a folder",
+     ["diff", GOOD, GOOD], {"KERNEL_SRC": "{tmp}/base", "TEO_MAINLINE_SRC": "/etc/hostname"}),
+]
+
+HELP: List[Tuple[str, List[str]]] = [
+    ("TEO_MAINLINE_SRC", []),
+    ("--gov LABEL=PATH", ["report"]),
+    ("--targets", ["check"]),
+    ("targets table", ["targets"]),
+    ("--counts FILE", ["diff"]),
+    ("--rounds N", ["overhead"]),
+    ("--platform NAME|FILE", ["convert"]),
+    ("LeakSanitizer", ["leaks"]),
+    ("--per-state", ["run"]),
+    ("--tsv", ["list"]),
+]
+
+
+class ReplayInputTest(ScratchTest):
+    def setUp(self) -> None:
+        super().setUp()
+        (self.tmp / "with space").mkdir()
+        (self.tmp / "with space" / "gov.c").write_text(Path(GOOD).read_text())
+        lab_tree(self.tmp / "base")
+
+    def test_no_command(self) -> None:
+        """The help, then one error line."""
+        run = self.run_cmd([TEO, "replay"])
+        self.assertEqual(run.returncode, 2)
+        self.assertIn("usage: teo replay", run.stderr)
+        self.assertTrue(run.stderr.endswith("teo: error: no command given (see --help)\n"))
+        self.assertEqual(run.stderr.count("error:"), 1)
+
+    def test_wrapper(self) -> None:
+        """scripts/replay.sh runs scripts/teo replay."""
+        self.assertBadInput(2, "--gov wants LABEL=PATH",
+                            [SCRIPTS / "replay.sh", "report", "--gov", "x"])
+        self.assertHelp("--counts FILE", [SCRIPTS / "replay.sh", "diff", "--help"])
+
+
+def _bad_input_case(status: int, pattern: str, args: List[str],
+                    env: Dict[str, str]) -> "object":
+    def test(self: ReplayInputTest) -> None:
+        self.assertBadInput(status, _subst(pattern, self.tmp),
+                            [TEO, "replay", *(_subst(a, self.tmp) for a in args)],
+                            {k: _subst(v, self.tmp) for k, v in env.items()})
+    return test
+
+
+def _help_case(pattern: str, args: List[str]) -> "object":
+    def test(self: ReplayInputTest) -> None:
+        self.assertHelp(pattern, [TEO, "replay", *args, "--help"])
+    return test
+
+
+for _name, _status, _pattern, _args, _env in BAD_INPUT:
+    setattr(ReplayInputTest, _method_name("bad " + _name),
+            _bad_input_case(_status, _pattern, _args, _env))
+for _pattern, _args in HELP:
+    setattr(ReplayInputTest, _method_name(f"help {' '.join(_args) or 'replay'}"),
+            _help_case(_pattern, _args))
+
+
+class ReportTest(ScratchTest):
+    def test_unknown_scenario(self) -> None:
+        """A scenario of the right form that the lab does not have is a
+        usage error before the report runs."""
+        listing = lab.Listing((), (), (("s2-desktop-idle", "S2"),))
+        trees = lab.Trees(self.tmp)
+        with mock.patch.object(replay.deps, "need_cmd"), \
+                mock.patch.object(lab, "find_trees", return_value=trees), \
+                mock.patch.object(lab, "over_eager_variant", return_value=("v", self.tmp)), \
+                mock.patch.object(lab, "corpus", return_value=[]), \
+                mock.patch.object(lab.Lab, "build", return_value=self.tmp), \
+                mock.patch.object(lab, "listing", return_value=listing), \
+                mock.patch.object(replay.process, "run") as run:
+            with self.assertRaisesRegex(UsageError, "'s2-nosuch': no such scenario"):
+                replay.report(self.tmp / "out", scenarios=["S2", "s2-desktop-idle", "s2-nosuch"])
+            run.assert_not_called()
+        self.assertFalse((self.tmp / "out").exists())
+
+
+class DifferentialTest(unittest.TestCase):
+    def test_counts_row(self) -> None:
+        d = replay.Differential(Path("/a.c"), Path("/b.c"), 1, 2, 3, 4, 5, 6, ())
+        self.assertEqual(d.row(), "/a.c\t/b.c\t1\t2\t3\t4\t5\t6")
+        self.assertEqual(replay.COUNT_COLUMNS[0], "runs")
+
+
+if __name__ == "__main__":
+    unittest.main()
