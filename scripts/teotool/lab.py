@@ -30,7 +30,7 @@ FAMILIES: Tuple[str, ...] = ("S1", "S2", "S3", "S4", "S5", "S6", "S7", "S8", "S9
 _SCENARIO = re.compile(r"(s[1-9]|p|x)-[a-z0-9-]+")
 _LABEL = re.compile(r"[A-Za-z0-9._-]+")
 # Labels the lab gives its own governors.
-_LAB_LABEL = re.compile(r"oracle|teo|teo-traced|teo-[0-9].*|menu-[0-9].*")
+_LAB_LABEL = re.compile(r"oracle|ref-.*|teo|teo-traced|teo-[0-9].*|menu-[0-9].*")
 # One lab process per core (each run is single-threaded) on the 2-core
 # machines this is made for; the lab's own --jobs takes the same.
 JOBS = 2
@@ -78,8 +78,8 @@ def parse_gov(arg: str, taken: Sequence[str] = ()) -> Governor:
     if not _LABEL.fullmatch(label):
         raise UsageError(f"--gov label '{label}' is not a plain name (letters, digits, . _ -)")
     if _LAB_LABEL.fullmatch(label):
-        raise UsageError(f"--gov label '{label}' is taken by the lab (oracle, teo,"
-                         " teo-traced, teo-X.Y, menu-X.Y)")
+        raise UsageError(f"--gov label '{label}' is taken by the lab (oracle, ref-*,"
+                         " teo, teo-traced, teo-X.Y, menu-X.Y)")
     if label in taken:
         raise UsageError(f"--gov label '{label}' given twice")
     return label, governor_source(path, f"--gov {label}")

@@ -76,6 +76,7 @@ class InputTest(ScratchTest):
                              (f"menu-7.3={gov}", "taken by the lab"),
                              (f"teo-traced={gov}", "taken by the lab"),
                              (f"oracle={gov}", "taken by the lab"),
+                             (f"ref-fit={gov}", "taken by the lab"),
                              (f"x={self.tmp}/none.c", "--gov x: no such file")):
             with self.subTest(arg=arg), self.assertRaisesRegex(UsageError, message):
                 lab.parse_gov(arg)

@@ -12,9 +12,13 @@ from typing import List, Tuple
 from teotool import lab, labcheck, paths
 from teotool.labtests import Context
 from teotool.testing import ScratchTest
+from teotool.ui import Fatal
 
-TSV = ("runs\tdecisions\tdivergent\trandom_cases\trandom_decisions\trandom_divergent\n"
-       "{runs}\t900\t{div}\t1000\t5000\t{rdiv}\n")
+COUNTS = ("runs\tdecisions\tdivergent\trandom_cases\trandom_decisions\trandom_divergent\n"
+          "{runs}\t900\t{div}\t1000\t5000\t{rdiv}\n")
+TSV = ("runs\tdecisions\tdivergent\trandom_cases\trandom_decisions\trandom_divergent"
+       "\tevents_decisions\tevents_inconsistent\n"
+       "{runs}\t900\t{div}\t1000\t5000\t{rdiv}\t700\t{bad}\n")
 EVENTS = "events of teo-traced: 700 decisions, {bad} inconsistent with their events\n"
 
 
@@ -92,7 +96,7 @@ class VerdictTest(ScratchTest):
         return self.run_quietly(labcheck.trace_result, self.ctx, cmd, status)
 
     def test_trace_gate(self) -> None:
-        passed, failed, lines = self.trace(TSV.format(runs=40, div=0, rdiv=0),
+        passed, failed, lines = self.trace(TSV.format(runs=40, div=0, rdiv=0, bad=0),
                                            EVENTS.format(bad=0))
         self.assertEqual((passed, failed), (1, 0))
         self.assertIn("over 40 runs and the random tables, 900 decisions, 0 divergent; 700"
@@ -100,23 +104,27 @@ class VerdictTest(ScratchTest):
 
     def test_trace_gate_negatives(self) -> None:
         for name, tsv, log, status in (
-                ("divergent", TSV.format(runs=40, div=1, rdiv=0), EVENTS.format(bad=0), 0),
-                ("random divergent", TSV.format(runs=40, div=0, rdiv=2), EVENTS.format(bad=0), 0),
-                ("inconsistent events", TSV.format(runs=40, div=0, rdiv=0),
+                ("divergent", TSV.format(runs=40, div=1, rdiv=0, bad=0), EVENTS.format(bad=0), 0),
+                ("random divergent", TSV.format(runs=40, div=0, rdiv=2, bad=0), EVENTS.format(bad=0), 0),
+                ("inconsistent events", TSV.format(runs=40, div=0, rdiv=0, bad=3),
                  EVENTS.format(bad=3) + "  first: s4 on adl step 9: a lie\n", 0),
-                ("no events", TSV.format(runs=40, div=0, rdiv=0), "", 0),
+                ("no event counts", COUNTS.format(runs=40, div=0, rdiv=0),
+                 EVENTS.format(bad=0), 0),
                 ("no counts", "", EVENTS.format(bad=0), 0),
-                ("failed", TSV.format(runs=40, div=0, rdiv=0), EVENTS.format(bad=0), 1)):
+                ("failed", TSV.format(runs=40, div=0, rdiv=0, bad=0), EVENTS.format(bad=0), 1)):
             with self.subTest(name=name):
                 (self.tmp / "trace-gate.tsv").unlink(missing_ok=True)
                 self.ctx.results.passed = self.ctx.results.failed = 0
                 passed, failed, lines = self.trace(tsv, log, status)
                 self.assertEqual((passed, failed), (0, 1), lines)
 
-    def test_event_counts_from_the_table_first(self) -> None:
+    def test_event_counts_only_from_the_table(self) -> None:
+        """The display line is for people: a table without the counts
+        is an error even when the log has the line."""
         counts = {"events_decisions": 5, "events_inconsistent": 1}
-        self.assertEqual(labcheck.event_counts(counts, [EVENTS.format(bad=0)]), [5, 1])
-        self.assertEqual(labcheck.event_counts({}, [EVENTS.format(bad=2)]), [700, 2])
+        self.assertEqual(labcheck.event_counts(counts), [5, 1])
+        with self.assertRaisesRegex(Fatal, "no events_decisions"):
+            labcheck.event_counts({"runs": 3})
 
 
 class GateTestsTest(ScratchTest):

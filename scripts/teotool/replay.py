@@ -202,14 +202,16 @@ def _cmd_targets(args: argparse.Namespace) -> int:
     trees = lab.find_trees(fetch_mainline=True)
     data = lab.corpus(trees)
     binary = lab.Lab(trees).build("idle-replay") / "idle-replay"
-    return process.run([binary, "targets", "--jobs", str(lab.JOBS), *data])
+    tsv = ["--tsv", args.tsv] if args.tsv else []
+    return process.run([binary, "targets", "--jobs", str(lab.JOBS), *tsv, *data])
 
 
 def _cmd_overhead(args: argparse.Namespace) -> int:
     trees = lab.find_trees(fetch_mainline=True)
     binary = lab.Lab(trees).build("idle-replay") / "idle-replay"
     rounds = ["--rounds", str(args.rounds)] if args.rounds else []
-    return process.run([binary, "overhead", *rounds])
+    tsv = ["--tsv", args.tsv] if args.tsv else []
+    return process.run([binary, "overhead", *rounds, *tsv])
 
 
 def _rounds(value: str) -> int:
@@ -340,6 +342,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p = command("targets", "the targets our teo is judged by; exit 1 if one is missed",
                 "The targets table our teo is judged by (tools/idle-replay/gates.conf)\n"
                 "against every baseline per scenario family; exit 1 if one is missed.")
+    p.add_argument("--tsv", metavar="FILE",
+                   help="also write the table to FILE, tab-separated, for programs")
     p.set_defaults(func=_cmd_targets)
 
     p = command("diff", "strict decision identity of governor sources (no functional change)",
@@ -357,6 +361,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                 "calls each governor made in seven scenarios; also checks that the\n"
                 "recorded calls play back to the same decisions.  Informational.")
     p.add_argument("--rounds", type=_rounds, metavar="N", help="rounds of playback, 1..9999")
+    p.add_argument("--tsv", metavar="FILE",
+                   help="also write the numbers to FILE, tab-separated, for programs")
     p.set_defaults(func=_cmd_overhead)
 
     p = command("convert", "'perf script' or 'trace-cmd report' text -> a trace file", CONVERT)

@@ -81,21 +81,29 @@ u64 random_differential(const struct gov_entry *a, const struct gov_entry *b,
 
 /*
  * The counts of a differential as one tab-separated row under its header,
- * for the programs that use them (scripts/series.sh): the display lines
- * above are for people and may change.
+ * for the programs that use them (scripts/teo series, the trace gate of
+ * scripts/teo replay check): the display lines above are for people and
+ * may change.  With --events, two more columns: the decisions checked
+ * against their trace events and the inconsistent ones.
  */
 static void write_counts(const char *path, u64 runs, u64 dec, u64 div,
-			 u64 rcases, u64 rdec, u64 rdiv)
+			 u64 rcases, u64 rdec, u64 rdiv,
+			 const struct event_stats *es)
 {
 	FILE *f = fopen(path, "w");
 
 	if (!f)
 		die("cannot write %s: %s", path, strerror(errno));
-	fprintf(f, "runs\tdecisions\tdivergent\trandom_cases\trandom_decisions\trandom_divergent\n");
-	fprintf(f, "%llu\t%llu\t%llu\t%llu\t%llu\t%llu\n",
+	fprintf(f, "runs\tdecisions\tdivergent\trandom_cases\trandom_decisions\trandom_divergent%s\n",
+		es ? "\tevents_decisions\tevents_inconsistent" : "");
+	fprintf(f, "%llu\t%llu\t%llu\t%llu\t%llu\t%llu",
 		(unsigned long long)runs, (unsigned long long)dec,
 		(unsigned long long)div, (unsigned long long)rcases,
 		(unsigned long long)rdec, (unsigned long long)rdiv);
+	if (es)
+		fprintf(f, "\t%llu\t%llu", (unsigned long long)es->decisions,
+			(unsigned long long)es->inconsistent);
+	fputc('\n', f);
 	if (fclose(f))
 		die("cannot write %s: %s", path, strerror(errno));
 }
@@ -153,7 +161,7 @@ int cmd_diff(int argc, char **argv)
 	rdiv = random_differential(ga, gb, rcases, c.seed, stdout, &rdec);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
 	if (c.out)
-		write_counts(c.out, runs, dec, div, rcases, rdec, rdiv);
+		write_counts(c.out, runs, dec, div, rcases, rdec, rdiv, es);
 	printf("differential %s vs %s: %llu scenario x platform runs, %llu decisions each, %llu divergent\n",
 	       ga->label, gb->label, (unsigned long long)runs,
 	       (unsigned long long)dec, (unsigned long long)div);

@@ -26,8 +26,8 @@ gate_test_build() {
 
 # The baselines of this build, as --gov options.
 gate_test_baselines() {
-	"$1" list | awk '/^governors:/ { on = 1; next } /^[a-z]/ { on = 0 }
-		on && ($2 == "base" || $2 == "mainline") { printf "--gov %s ", $1 }'
+	"$1" list --tsv | awk -F'\t' '$1 == "governor" &&
+		($3 == "base" || $3 == "mainline") { printf "--gov %s ", $2 }'
 }
 
 # check of governor $2 (judged as ours) on scenario $3, table $4 with binary
@@ -95,7 +95,7 @@ gate_tests() {
 	gate_log=$dir/gate.log
 	output_tests "$1" "$2"
 	bin=$(gate_test_build "$1") || { result 1 "gate tests: the lab with the wrong governors does not build"; return; }
-	bteo=$("$bin" list | awk '$2 == "base" && $1 ~ /^teo-/ { print $1 }')
+	bteo=$("$bin" list --tsv | awk -F'\t' '$1 == "governor" && $3 == "base" && $2 ~ /^teo-/ { print $2 }')
 
 	# The oracle gate: a governor that enters a disabled deep state comes
 	# out below the oracle in an open loop.
@@ -146,8 +146,8 @@ gate_tests() {
 	gate_run "$bin" teo s2-desktop-idle i5-10600k --known-misses /dev/null \
 		--draft-misses "$dir/teo.tsv" || true
 	gate_list_from_draft "$dir/teo.tsv" > "$list"
-	met=$("$bin" list | awk '/^governors:/ { on = 1; next } /^[a-z]/ { on = 0 }
-		on && ($2 == "base" || $2 == "mainline") { print $1 }' |
+	met=$("$bin" list --tsv | awk -F'\t' '$1 == "governor" &&
+		($3 == "base" || $3 == "mainline") { print $2 }' |
 	      while read -r gov; do
 		printf 'S2 median %s energy\nS2 median %s miss\nS2 i5-10600k %s table-energy\n' \
 			"$gov" "$gov" "$gov"
