@@ -157,6 +157,16 @@ def kvm_probe() -> Path:
     return cache() / "kvm-probe"
 
 
+def bench_results() -> Path:
+    """Results of "scripts/teo bench", one folder per run."""
+    return cache() / "bench"
+
+
+def vm_bench_results() -> Path:
+    """Results of "scripts/teo run", one folder per run, latest/ the newest."""
+    return cache() / "vm-bench"
+
+
 def shell_env() -> str:
     """The names above that the bash scripts use, as shell assignments."""
     def q(value: object) -> str:

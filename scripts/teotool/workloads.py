@@ -1,0 +1,270 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The benchmark's workloads: what each runs, and the reading of its
+machine-readable output into the run's metric and extra numbers.
+
+Each workload is a line of runs.tsv per run and a block of the summary.
+The numbers are the workload programs' own (fio's and cyclictest's JSON,
+hackbench's "Time:" line); only the latency percentiles of a histogram
+are computed here, by stats.
+"""
+
+import contextlib
+import json
+import math
+import os
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from teotool import counters, process, stats
+from teotool.ui import Fatal
+
+FAMILIES = ("fio", "timer-io", "hackbench", "cyclictest", "idle")
+DEFAULT_FAMILIES = ("fio", "timer-io", "hackbench", "cyclictest")
+HACKBENCH_ARGS = "-g 4 -l 500"
+# cyclictest's histogram reaches this far (us); beyond it a percentile is
+# printed as an overflow.
+CYCLICTEST_HIST_US = 10000
+OVERFLOW = f"{stats.OVERFLOW_PREFIX}{CYCLICTEST_HIST_US}"
+
+Extras = List[Tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One workload as runs.tsv names it, and its family."""
+    name: str
+    family: str
+
+
+@dataclass
+class Result:
+    """A run's metric (as printed in runs.tsv) and its extra numbers."""
+    metric: str
+    extras: Extras = field(default_factory=list)
+
+
+@dataclass
+class Settings:
+    """What the workloads are run with (the benchmark's options)."""
+    fio_dev: str = ""
+    fio_runtime: int = 20
+    timer_delay_us: int = 50000
+    timer_runtime: int = 5
+    hackbench_args: str = HACKBENCH_ARGS
+    cyclictest_runtime: int = 10
+    idle_runtime: int = 60
+    scratch: Path = Path(".")
+
+
+def cases(families: Sequence[str], s: Settings) -> List[Case]:
+    """The cases of the families, in order."""
+    return [Case(family, family) for family in families]
+
+
+def unit(case: Case, shallow_name: str) -> str:
+    """The metric's unit and direction, as the summary heads the case."""
+    return {
+        "fio": "IOPS (higher is better)",
+        "timer-io": "IOPS (higher is better)",
+        "hackbench": "s (lower is better)",
+        "cyclictest": "avg us (lower is better)",
+        "idle": f"% of idle time in {shallow_name} (lower is better)",
+    }[case.family]
+
+
+def number(value: float) -> str:
+    """A number as jq prints it: whole numbers without a decimal point."""
+    return str(int(value)) if value == int(value) else repr(value)
+
+
+def jq_round(value: float) -> float:
+    """jq's round (C's round): halves away from zero."""
+    return math.copysign(math.floor(abs(value) + 0.5), value)
+
+
+def _json(text: str, what: str) -> Any:
+    """The JSON object in a program's output (text before it skipped)."""
+    start = text.find("{")
+    try:
+        return json.loads(text[start:]) if start >= 0 else None
+    except ValueError:
+        raise Fatal(f"{what}: its output is not JSON") from None
+
+
+# --- parsers of the programs' output --------------------------------------
+
+def parse_fio(text: str, dev: str) -> Result:
+    """IOPS, and the completion latency p50/p99 in us, of fio's JSON."""
+    bad = Fatal(f"fio on {dev}: no result or an error in its JSON output")
+    try:
+        job = _json(text, f"fio on {dev}")["jobs"][0]
+        if job["error"] != 0:
+            raise bad
+        read = job["read"]
+        pct = read["clat_ns"]["percentile"]
+        # In us with one decimal, rounded as bench.sh's jq did.
+        return Result(number(jq_round(read["iops"] * 10) / 10),
+                      [("p50", number(jq_round(pct["50.000000"] / 100) / 10)),
+                       ("p99", number(jq_round(pct["99.000000"] / 100) / 10))])
+    except (TypeError, KeyError, IndexError):
+        raise bad from None
+
+
+def parse_hackbench(text: str) -> str:
+    """The last "Time: S" of hackbench's output."""
+    found = [line.split(":", 1)[1].strip() for line in text.splitlines()
+             if line.startswith("Time:")]
+    if not found or not found[-1]:
+        raise Fatal("hackbench printed no 'Time:' line")
+    return found[-1]
+
+
+def parse_cyclictest(text: str) -> Result:
+    """The average wakeup latency over every thread (weighted by its
+    cycles), and p99, p99.9 and the maximum from the summed histograms;
+    a percentile beyond the histogram is an overflow (">10000")."""
+    try:
+        threads = list(_json(text, "cyclictest")["thread"].values())
+        cycles = sum(int(t["cycles"]) for t in threads)
+        avg = sum(float(t["avg"]) * int(t["cycles"]) for t in threads) / cycles
+        worst = max(int(t["max"]) for t in threads)
+        hist: Dict[int, int] = {}
+        for t in threads:
+            for us, count in t["histogram"].items():
+                hist[int(us)] = hist.get(int(us), 0) + int(count)
+    except (TypeError, KeyError, ValueError, ZeroDivisionError, AttributeError):
+        raise Fatal("no latency in cyclictest's JSON output") from None
+    extras = []
+    for p in (99, 99.9):
+        at = stats.histogram_percentile(hist, p, cycles)
+        extras.append((f"p{p:g}", OVERFLOW if at is None else str(at)))
+    extras.append(("max", str(worst)))
+    return Result(number(jq_round(avg * 10) / 10), extras)
+
+
+def idle_metric(counts: Sequence[counters.Counts], shallow: int, runtime: int) -> Result:
+    """The idle trap: the shallowest halting state's share of idle time,
+    and its entries per second."""
+    total = sum(c[1] for c in counts)
+    share = 100 * counts[shallow][1] / total if total else 0.0
+    return Result(f"{share:.2f}", [("entries/s", f"{counts[shallow][0] / runtime:.1f}")])
+
+
+# --- running them -----------------------------------------------------------
+
+def _output(argv: Sequence[str], what: str) -> str:
+    """Run a workload in its own process group (stopped on Ctrl-C) and
+    return its standard output, or fail naming it."""
+    with tempfile.TemporaryFile() as err, \
+            process.group(argv, stdout=subprocess.PIPE, stderr=err,
+                          stdin=subprocess.DEVNULL) as proc:
+        out, _ = proc.communicate()
+        status = proc.wait()
+        err.seek(0)
+        tail = err.read().decode("utf-8", "replace").strip().splitlines()
+    if status != 0:
+        raise Fatal(f"{what} failed (exit {status})" + (f": {tail[-1]}" if tail else ""))
+    return bytes(out).decode("utf-8", "replace")
+
+
+def fio(dev: str, runtime: int) -> Result:
+    text = _output(["fio", "--output-format=json", "--readonly", "--time_based",
+                    "--name=teobench", f"--filename={dev}", f"--runtime={runtime}",
+                    "--rw=randread", "--bs=4k", "--ioengine=psync", "--iodepth=1",
+                    "--direct=1"], f"fio on {dev}")
+    return parse_fio(text, dev)
+
+
+def hackbench(args: str) -> Result:
+    return Result(parse_hackbench(_output(["hackbench", *args.split()],
+                                          f"hackbench {args}")))
+
+
+def cyclictest(runtime: int, scratch: Path) -> Result:
+    """cyclictest --laptop (no PM QoS limit), one thread per CPU, 1 ms
+    interval, with a 1 us histogram up to 10 ms."""
+    out = scratch / "cyclictest.json"
+    _output(["cyclictest", "--laptop", "-q", "-m", "-S", "-p", "80", "-i", "1000",
+             "-h", str(CYCLICTEST_HIST_US), "-D", f"{runtime}s", f"--json={out}"],
+            "cyclictest")
+    try:
+        text = out.read_text()
+    except OSError:
+        raise Fatal(f"no latency in cyclictest's JSON output ({out})") from None
+    result = parse_cyclictest(text)
+    out.unlink(missing_ok=True)
+    return result
+
+
+def run(case: Case, s: Settings, timer_dev: str) -> Result:
+    """Run case once.  The idle workload's metric comes from the run's
+    counters afterwards (idle_metric); its result here is a placeholder."""
+    if case.family == "fio":
+        return fio(s.fio_dev, s.fio_runtime)
+    if case.family == "timer-io":
+        return fio(timer_dev, s.timer_runtime)
+    if case.family == "hackbench":
+        return hackbench(s.hackbench_args)
+    if case.family == "cyclictest":
+        return cyclictest(s.cyclictest_runtime, s.scratch)
+    time.sleep(s.idle_runtime)
+    return Result("idle")
+
+
+# --- null_blk with timer completions (timer-io) ----------------------------
+
+CONFIGFS = Path("/sys/kernel/config")
+
+
+@contextlib.contextmanager
+def null_blk(delay_us: int, configfs: Path = CONFIGFS) -> Iterator[Optional[str]]:
+    """A null_blk disk through configfs whose completions come from an
+    hrtimer after delay_us (irqmode=2); its /dev path, or None where the
+    kernel has no null_blk with configfs.  Removed on the way out."""
+    cfg = configfs / "nullb"
+    if not cfg.is_dir():
+        with contextlib.suppress(OSError):
+            process.output(["modprobe", "null_blk", "nr_devices=0"])
+        if not cfg.is_dir() and configfs.is_dir():
+            with contextlib.suppress(OSError):
+                process.output(["mount", "-t", "configfs", "configfs", configfs])
+    item = cfg / f"teobench{os.getpid()}"
+    made = False
+    try:
+        if not cfg.is_dir():
+            yield None
+            return
+        try:
+            item.mkdir()
+            made = True
+            for name, value in (("irqmode", 2), ("completion_nsec", delay_us * 1000),
+                                ("size", 1024), ("power", 1)):
+                (item / name).write_text(f"{value}\n")
+        except OSError:
+            yield None
+            return
+        yield _null_blk_dev(item)
+    finally:
+        if made:
+            with contextlib.suppress(OSError):
+                (item / "power").write_text("0\n")
+            with contextlib.suppress(OSError):
+                item.rmdir()
+
+
+def _null_blk_dev(item: Path) -> Optional[str]:
+    """Newer kernels name the disk after the configfs item, older ones
+    nullb<index>; it may take a moment to appear."""
+    for _ in range(10):
+        index = ""
+        with contextlib.suppress(OSError):
+            index = (item / "index").read_text().strip()
+        for dev in (f"/dev/{item.name}", f"/dev/nullb{index}"):
+            if Path(dev).is_block_device():
+                return dev
+        time.sleep(0.2)
+    return None
