@@ -54,13 +54,20 @@ Workloads:
   idle        nothing runs for --idle-runtime s (not in the default set):
               metric: the share of idle time in the shallowest halting
               state (the "idle trap": WFI on Arm tables, C1 on Intel ones)
+  ring        teo-ring (tools/teo-bench): a token passed around
+              --ring-threads threads, one pinned to each CPU, through
+              pipes, with W us of busy work per hop, for each W of
+              --ring-work-us (cases ring-10us, ring-100us): what testers
+              measure as "ping-pong"; metric: laps per second, with us
+              per hop (not in the default set)
 
 Needs root and a cpuidle driver.  On bare metal it holds the machine-wide
 build lock while it measures, so that no kernel build shares the machine;
 it changes only the current governor (restored at exit, also on Ctrl-C),
 and for timer-io creates a null_blk device (removed at exit).  Package
 energy comes from RAPL (/sys/class/powercap) or, failing that, turbostat;
-the summary says when neither is there.
+the summary says when neither is there.  teo-ring is built with
+Debian's gcc into $TEO_CACHE/teo-bench once per version of its sources.
 Files in the results folder: setup.txt, runs.tsv (one line per run),
 summary.txt, residency.dat, residency.svg and residency.png; with
 --record also platform.plat (the registered states as a table of the
@@ -91,6 +98,10 @@ OPTIONS: Tuple[Option, ...] = (
     (("--hackbench-args",), workloads.HACKBENCH_ARGS, "ARGS", '(default "%(default)s")'),
     (("--cyclictest-runtime",), "10", "S", "seconds per cyclictest run (default %(default)s)"),
     (("--idle-runtime",), "60", "S", "seconds per idle run (default %(default)s)"),
+    (("--ring-threads",), "", "N", "threads of the ring, at least 2 (default: one per CPU)"),
+    (("--ring-work-us",), "10,100", "LIST",
+     "us of busy work per hop, one case each (default %(default)s)"),
+    (("--ring-runtime",), "10", "S", "seconds per ring run (default %(default)s)"),
     (("--ceiling-states",), "", "LIST", "in the test VM only: after each round of fio runs,"
      " reload cpuidle-emu with this state list (e.g. 1/1: one state with no exit-latency"
      " cost) and run fio once more as the \"ceiling\"; the summary gives each governor's"
@@ -186,6 +197,16 @@ def _count(opt: str, text: str, low: int = 1) -> int:
     return int(text, 10)
 
 
+def _list(opt: str, text: str, low: int) -> Tuple[int, ...]:
+    items = text.split(",")
+    if not text or not all(items):
+        raise UsageError(f"{opt}: '{text}' is not a comma-separated list of numbers")
+    values = tuple(_count(opt, x, low) for x in items)
+    if len(set(values)) != len(values):
+        raise UsageError(f"{opt}: '{text}' names a value twice")
+    return values
+
+
 def options(args: argparse.Namespace) -> Options:
     """Check every option (one usage error for the first bad one); nothing
     is built, locked or changed."""
@@ -196,7 +217,13 @@ def options(args: argparse.Namespace) -> Options:
         timer_runtime=_count("--timer-runtime", args.timer_runtime),
         cyclictest_runtime=_count("--cyclictest-runtime", args.cyclictest_runtime),
         idle_runtime=_count("--idle-runtime", args.idle_runtime),
+        ring_runtime=_count("--ring-runtime", args.ring_runtime),
+        ring_work_us=_list("--ring-work-us", args.ring_work_us, 0),
         hackbench_args=args.hackbench_args, fio_dev=args.fio_dev)
+    if args.ring_threads:
+        s.ring_threads = _count("--ring-threads", args.ring_threads)
+        if s.ring_threads < 2:
+            raise UsageError("--ring-threads: a ring needs 2 threads or more")
     if not args.workloads:
         raise UsageError("--workloads: empty list")
     families = args.workloads.split(",")
@@ -308,6 +335,11 @@ def check_machine(o: Options) -> str:
         deps.need_cmd("hackbench")
     if "cyclictest" in fams:
         deps.need_cmd("cyclictest")
+    if "ring" in fams:
+        cpus = len(os.sched_getaffinity(0))
+        if cpus < 2 or o.settings.ring_threads > cpus:
+            raise Fatal(f"the ring workload needs"
+                        f" {max(2, o.settings.ring_threads)} CPUs, this machine has {cpus}")
     return driver
 
 
@@ -346,6 +378,8 @@ class Bench:
                  f" {s.timer_delay_us} us, {s.timer_runtime}s",
                  f"hackbench: {s.hackbench_args}; cyclictest: {s.cyclictest_runtime}s;"
                  f" idle: {s.idle_runtime}s",
+                 f"ring: {s.ring_threads or 'one per CPU'} threads, work"
+                 f" {','.join(map(str, s.ring_work_us))} us per hop, {s.ring_runtime}s",
                  f"ceiling: {o.ceiling or 'none'}",
                  f"energy: {self.energy.why if self.energy else ''}",
                  f"hz: {counters.kernel_hz(os.uname().release, os.environ.get('TEO_KERNEL_HZ'))}"]
@@ -442,6 +476,8 @@ def measure(o: Options, driver: str) -> Path:
     out = o.out or paths.bench_results() / time.strftime("%Y%m%d-%H%M%S")
     out.mkdir(parents=True, exist_ok=True)
     out = out.resolve()
+    if "ring" in o.families:
+        o.settings.programs = workloads.build_programs()
     o.settings.scratch = out
     governor = read(counters.CPUIDLE_SYS / "current_governor")
     names = counters.state_names()

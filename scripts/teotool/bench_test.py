@@ -23,6 +23,11 @@ BAD: List[Tuple[str, List[str]]] = [
     (r"--ceiling-states '1/2/3': want \[poll,\]LAT/RES", ["--ceiling-states", "1/2/3"]),
     ("--hackbench-args: 'a;b' has characters", ["--hackbench-args", "a;b"]),
     ("--fio-dev: 'sda' is not under /dev", ["--fio-dev", "sda"]),
+    ("--ring-work-us: 'x' is not a non-negative whole number", ["--ring-work-us", "10,x"]),
+    ("--ring-work-us: '10,,100' is not a comma-separated list", ["--ring-work-us", "10,,100"]),
+    ("--ring-work-us: '10,10' names a value twice", ["--ring-work-us", "10,10"]),
+    ("--ring-threads: a ring needs 2 threads or more", ["--ring-threads", "1"]),
+    ("--ring-runtime: '0' is not a positive", ["-w", "ring", "--ring-runtime", "0"]),
     ("--lab-platform, --lab-govs and --hz go with --report DIR", ["--hz", "250"]),
     ("unknown argument '--bogus'", ["--bogus"]),
     ("unknown argument 'fio'", ["fio"]),
@@ -43,17 +48,17 @@ class BadInputTest(ScratchTest):
 
 class CheckArgsTest(ScratchTest):
     def test_good(self) -> None:
-        for args in (["-w", "idle", "--idle-runtime", "5"],
+        for args in (["-w", "ring", "--ring-work-us", "0,10", "--ring-threads", "2"],
                      ["--hackbench-args", "-g 4 -l 500", "-g", "teo,menu,ladder"],
-                     ["--hackbench-args=-l 10", "--record", "-w", "hackbench", "-n", "5"]):
+                     ["--hackbench-args=-l 10", "--record", "-w", "ring", "-n", "5"]):
             with self.subTest(args=args):
                 run = self.run_cmd([TEO, "bench", "--check-args", *args])
                 self.assertEqual((run.returncode, run.stdout, run.stderr), (0, "", ""))
                 self.assertFalse((self.tmp / "cache").exists())
 
     def test_cases_of_the_options(self) -> None:
-        o = bench.check_args(["-w", "hackbench,idle"])
-        self.assertEqual([c.name for c in o.cases], ["hackbench", "idle"])
+        o = bench.check_args(["-w", "ring,idle", "--ring-work-us", "10,0"])
+        self.assertEqual([c.name for c in o.cases], ["ring-10us", "ring-0us", "idle"])
         self.assertEqual(o.governors, ["teo", "menu"])
 
     def test_join_values(self) -> None:

@@ -17,12 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from teotool import bench, benchreport, deps, disk, paths, process, states
+from teotool import bench, benchreport, deps, disk, paths, process, states, workloads
 from teotool.ui import Fatal, UsageError, note
 
 VM_GOVERNORS = ("teo", "menu", "ladder")
-CASES = ("main", "idle-trap")
+CASES = ("main", "idle-trap", "ring")
 DEFAULT_CASES = "main,idle-trap"
+# The big cores of a MediaTek MT8195 (Cortex-A78): WFI, cpu-off and
+# cluster-off; the ring runs on it besides the main platform.
+MT8195_BIG = "1/1,185/740,250/1000"
 IDLE_TRAP_PROFILE = "mt8196"
 
 DESCRIPTION = """\
@@ -40,18 +43,24 @@ VM and run the benchmark (scripts/teo bench) inside it, in sessions
   idle-trap  a fully idle guest on the mt8196 table (WFI 1/1, two deep
              states, s2idle with an "infinite" residency) for --idle-runtime
              seconds per run: the share of idle time in WFI per governor
+  ring       the ring ("ping-pong": a token passed around one thread per
+             vCPU through pipes, 10 and 100 us of work per hop; laps per
+             second and us per hop), once on the big cores of an MT8195
+             (states 1/1,185/740,250/1000) and once on the emulated
+             platform (--profile or --states): two boots
 
 Prints the runs and per session the comparison (medians, fio completion
 latency p50/p99, cyclictest p99/p99.9, IOPS against the ceiling, the
 deepest state's share for timer IO, the WFI share when idle, and whether
 each difference exceeds the run-to-run spread), and writes it with a plot
 of the idle time per state to the results folder: the main session's in
-the folder itself (bench/, title), the idle-trap session's in idle-trap/;
-summary.txt holds every session's summary.
+the folder itself (bench/, title), each other session's in a subfolder
+(idle-trap/, ring-mt8195-big/, ring-PLATFORM/); summary.txt holds every
+session's summary.
 
 Options after -- go to the benchmark (scripts/teo bench --help) in every
-session as they are (checked before anything is built), e.g. -- --runs 5.
-Time: about 8 min for main and 6 min for idle-trap
+session as they are (checked before anything is built), e.g. -- --runs 5
+--ring-runtime 20.  Time: about 8 min for main and 6 min for idle-trap
 with the defaults, plus the kernel build the first time (12-16 min with a
 cold ccache).  Disk: about 3 GiB for the tree and the build.
 Environment: KERNEL_SRC, TEO_CACHE, TEO_LOCK, TEO_LAB_PLATFORMS (another
@@ -121,10 +130,11 @@ def lab_table_of_profile(profile: str) -> str:
     return str(f)
 
 
-def states_plat(text: str) -> str:
-    """A --states list as a lab table, named as cpuidle-emu names the states."""
+def states_plat(text: str, name: str = "states") -> str:
+    """A --states list as a lab table called name, its states named as
+    cpuidle-emu names them."""
     poll, table = states.parse(text)
-    lines = ["name states", f"title cpuidle-emu states={text}"]
+    lines = [f"name {name}", f"title cpuidle-emu states={text}"]
     if poll:
         lines.append("state POLL 0 0 poll")
     lines += [f"state S{i + int(poll)} {lat} {res}" for i, (lat, res) in enumerate(table)]
@@ -169,6 +179,7 @@ class Plan:
     """The sessions of a run, and what they need."""
     sessions: List[Session]
     kernels: List[List[str]]
+    programs: bool
     record: bool
     hz: str
 
@@ -217,6 +228,7 @@ def plan(args: argparse.Namespace) -> Plan:
     lab_govs = {"teo": "teo-base"} if args.as_is else {}
     out = Path(".")
     sessions: List[Session] = []
+    place = (args.states or args.profile).lower()
     for c in cases:
         if c == "main":
             sessions.append(Session(c, out, f"{vs}{tree} on an emulated {label}", vm + platform,
@@ -228,9 +240,20 @@ def plan(args: argparse.Namespace) -> Plan:
                 f" {IDLE_TRAP_PROFILE}, {args.idle_runtime} s per run",
                 vm + ["--profile", IDLE_TRAP_PROFILE],
                 common + rec + ["--workloads", "idle"] + extra, table, "", lab_govs))
+        elif c == "ring":
+            ring = common + rec + ["--workloads", "ring"] + extra
+            sessions.append(Session(
+                c, out / "ring-mt8195-big", f"ring: {vs}{tree} on the emulated big cores"
+                f" of an MT8195 ({MT8195_BIG})", vm + ["--states", MT8195_BIG], ring,
+                "", MT8195_BIG, lab_govs))
+            sessions.append(Session(
+                c, out / f"ring-{'states' if args.states else place}",
+                f"ring: {vs}{tree} on an emulated {label}", vm + platform, ring,
+                main_table, args.states, lab_govs))
     for s in sessions:
         bench.check_args(s.bench)
-    return Plan(sessions, [vm + platform], args.record, args.hz)
+    return Plan(sessions, [vm + platform],
+                any(s.name == "ring" for s in sessions), args.record, args.hz)
 
 
 def _session(s: Session, hz: str) -> None:
@@ -253,8 +276,9 @@ def _lab_options(s: Session, out: Path, hz: str) -> benchreport.LabOptions:
         return benchreport.LabOptions()
     table = s.table
     if s.states:
-        table = str(out / "lab-states.plat")
-        Path(table).write_text(states_plat(s.states))
+        name = "mt8195-big" if s.states == MT8195_BIG else "states"
+        table = str(out / f"lab-{name}.plat")
+        Path(table).write_text(states_plat(s.states, name))
     elif table and "--profile" in s.vm:
         table = table_with_poll(table, s.vm[s.vm.index("--profile") + 1], out)
     return benchreport.LabOptions(table, dict(s.lab_govs), hz)
@@ -282,6 +306,8 @@ def main(args: argparse.Namespace) -> int:
         status = process.run([paths.ENTRY, "vm", "--build-only", *kernel])
         if status != 0:
             raise Fatal(f"the VM build failed (exit {status})")
+    if p.programs:
+        note(f"workload programs: {workloads.build_programs()}")
     built = time.monotonic()
     out = Path(args.out) if args.out else paths.vm_bench_results() / time.strftime("%Y%m%d-%H%M%S")
     out.mkdir(parents=True, exist_ok=True)

@@ -18,11 +18,11 @@ def parse(argv: List[str]) -> argparse.Namespace:
 class BadInputTest(ScratchTest):
     def test_bad_options(self) -> None:
         for pattern, args in (
-                ("--cases: unknown case 'nosuch'; known: main idle-trap",
-                 ["--cases", "main,nosuch"]),
+                ("--cases: unknown case 'nosuch'; known: main idle-trap ring",
+                 ["--cases", "ring,nosuch"]),
                 ("--cases: empty list", ["--cases", ","]),
-                ("--runs: 'x' is not a positive whole number",
-                 ["--cases", "main", "--", "--runs", "x"]),
+                ("--ring-work-us: 'x' is not a non-negative whole number",
+                 ["--cases", "ring", "--", "--ring-work-us", "x"]),
                 ("--report, --lab-platform, --lab-govs and --hz are not for the guest",
                  ["--", "--report", "/tmp"]),
                 ("unknown argument 'foo'", ["foo"])):
@@ -43,14 +43,27 @@ class PlanTest(unittest.TestCase):
         self.assertEqual(idle.vm, ["--hz", "250", "--profile", "mt8196"])
         self.assertEqual(idle.bench[-2:], ["--workloads", "idle"])
         self.assertEqual(p.kernels, [["--hz", "250", "--profile", "i5-10600K"]])
+        self.assertFalse(p.programs)
+
+    def test_ring(self) -> None:
+        p = vmbench.plan(parse(["--cases", "ring", "--hz", "1000", "--", "--ring-runtime", "2"]))
+        big, plat = p.sessions
+        self.assertEqual(big.vm, ["--hz", "1000", "--states", vmbench.MT8195_BIG])
+        self.assertEqual(big.folder, Path("ring-mt8195-big"))
+        self.assertEqual(plat.vm, ["--hz", "1000", "--profile", "i5-10600K"])
+        self.assertEqual(plat.folder, Path("ring-i5-10600k"))
+        self.assertEqual(big.bench[-4:], ["--workloads", "ring", "--ring-runtime", "2"])
+        self.assertTrue(p.programs)
 
     def test_record_tables(self) -> None:
-        p = vmbench.plan(parse(["--record", "--cases", "main,idle-trap", "--profile", "rk3399"]))
-        self.assertEqual([Path(s.table).name for s in p.sessions], ["rk3399.plat", "mt8196.plat"])
+        p = vmbench.plan(parse(["--record", "--cases", "main,idle-trap,ring",
+                                "--profile", "rk3399"]))
+        self.assertEqual([Path(s.table).name if s.table else s.states for s in p.sessions],
+                         ["rk3399.plat", "mt8196.plat", vmbench.MT8195_BIG, "rk3399.plat"])
         self.assertEqual(p.sessions[0].lab_govs, {})
 
     def test_as_is_lab_govs(self) -> None:
-        p = vmbench.plan(parse(["--as-is", "--cases", "main"]))
+        p = vmbench.plan(parse(["--as-is", "--cases", "ring"]))
         self.assertEqual(p.sessions[0].lab_govs, {"teo": "teo-base"})
         self.assertIn("--as-is", p.sessions[0].vm)
 
@@ -60,8 +73,9 @@ class TablesTest(ScratchTest):
         self.assertEqual(vmbench.states_plat("poll,1/1,185/740").splitlines(), [
             "name states", "title cpuidle-emu states=poll,1/1,185/740",
             "state POLL 0 0 poll", "state S1 1 1", "state S2 185 740"])
-        self.assertEqual(vmbench.states_plat("1/1,185/740").splitlines()[2:],
-                         ["state S0 1 1", "state S1 185 740"])
+        self.assertEqual(vmbench.states_plat(vmbench.MT8195_BIG, "mt8195-big").splitlines(),
+                         ["name mt8195-big", f"title cpuidle-emu states={vmbench.MT8195_BIG}",
+                          "state S0 1 1", "state S1 185 740", "state S2 250 1000"])
 
     def test_poll_added(self) -> None:
         """cpuidle-emu gives Intel client profiles a POLL state that some lab

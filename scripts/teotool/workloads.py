@@ -2,16 +2,20 @@
 """The benchmark's workloads: what each runs, and the reading of its
 machine-readable output into the run's metric and extra numbers.
 
-Each workload is a line of runs.tsv per run and a block of the summary.
-The numbers are the workload programs' own (fio's and cyclictest's JSON,
+A workload family (fio, timer-io, hackbench, cyclictest, idle, ring)
+gives one or more cases, each a line of runs.tsv and a block of the
+summary: ring one per work time (ring-10us, ring-100us).  The numbers are
+the workload programs' own (fio's and cyclictest's JSON, teo-ring's JSON,
 hackbench's "Time:" line); only the latency percentiles of a histogram
 are computed here, by stats.
 """
 
 import contextlib
+import hashlib
 import json
 import math
 import os
+import shutil
 import subprocess
 import tempfile
 import time
@@ -19,25 +23,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from teotool import counters, process, stats
+from teotool import counters, deps, paths, process, stats
 from teotool.ui import Fatal
 
-FAMILIES = ("fio", "timer-io", "hackbench", "cyclictest", "idle")
+FAMILIES = ("fio", "timer-io", "hackbench", "cyclictest", "idle", "ring")
 DEFAULT_FAMILIES = ("fio", "timer-io", "hackbench", "cyclictest")
 HACKBENCH_ARGS = "-g 4 -l 500"
 # cyclictest's histogram reaches this far (us); beyond it a percentile is
 # printed as an overflow.
 CYCLICTEST_HIST_US = 10000
 OVERFLOW = f"{stats.OVERFLOW_PREFIX}{CYCLICTEST_HIST_US}"
+PROGRAMS = ("teo-ring",)
 
 Extras = List[Tuple[str, str]]
 
 
 @dataclass(frozen=True)
 class Case:
-    """One workload as runs.tsv names it, and its family."""
+    """One workload as runs.tsv names it: its family and parameter (ring:
+    us of work per hop)."""
     name: str
     family: str
+    param: int = 0
 
 
 @dataclass
@@ -57,12 +64,22 @@ class Settings:
     hackbench_args: str = HACKBENCH_ARGS
     cyclictest_runtime: int = 10
     idle_runtime: int = 60
+    ring_threads: int = 0
+    ring_work_us: Tuple[int, ...] = (10, 100)
+    ring_runtime: int = 10
     scratch: Path = Path(".")
+    programs: Path = Path(".")
 
 
 def cases(families: Sequence[str], s: Settings) -> List[Case]:
     """The cases of the families, in order."""
-    return [Case(family, family) for family in families]
+    out = []
+    for family in families:
+        if family == "ring":
+            out += [Case(f"ring-{w}us", family, w) for w in s.ring_work_us]
+        else:
+            out.append(Case(family, family))
+    return out
 
 
 def unit(case: Case, shallow_name: str) -> str:
@@ -73,6 +90,7 @@ def unit(case: Case, shallow_name: str) -> str:
         "hackbench": "s (lower is better)",
         "cyclictest": "avg us (lower is better)",
         "idle": f"% of idle time in {shallow_name} (lower is better)",
+        "ring": "laps/s (higher is better)",
     }[case.family]
 
 
@@ -154,6 +172,63 @@ def idle_metric(counts: Sequence[counters.Counts], shallow: int, runtime: int) -
     return Result(f"{share:.2f}", [("entries/s", f"{counts[shallow][0] / runtime:.1f}")])
 
 
+def parse_ring(text: str) -> Result:
+    """teo-ring's laps per second and us per hop."""
+    try:
+        r = _json(text, "teo-ring")
+        return Result(f"{float(r['laps_per_s']):.1f}", [("us/hop", f"{float(r['us_per_hop']):.1f}")])
+    except (TypeError, KeyError, ValueError):
+        raise Fatal("teo-ring: no laps_per_s or us_per_hop in its output") from None
+
+
+# --- the workload programs --------------------------------------------------
+
+def programs_key(src: Path = paths.TEO_BENCH) -> str:
+    """A digest of the programs' sources: their build folder's name."""
+    h = hashlib.sha1()
+    for f in sorted(src.iterdir()):
+        if f.is_file() and (f.suffix in (".c", ".h") or f.name == "Makefile"):
+            h.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:12]
+
+
+def _built(folder: Path) -> bool:
+    return all(os.access(folder / p, os.X_OK) for p in PROGRAMS)
+
+
+def build_programs(src: Path = paths.TEO_BENCH, cache: Optional[Path] = None) -> Path:
+    """The folder of teo-ring, built with Debian's gcc
+    into the cache once per version of their sources.  Where the cache
+    cannot be written (the test VM sees the host's read-only), a build
+    the host made is used, or they are built into a temporary folder."""
+    folder = (cache or paths.bench_programs()) / programs_key(src)
+    if _built(folder):
+        return folder
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix="build.", dir=folder.parent))
+    except OSError:
+        tmp = Path(tempfile.mkdtemp(prefix="teo-bench."))
+        folder = tmp
+    _make(src, tmp)
+    if tmp != folder:
+        try:
+            tmp.rename(folder)
+        except OSError:
+            # Another run built the same sources meanwhile.
+            shutil.rmtree(tmp, ignore_errors=True)
+    return folder
+
+
+def _make(src: Path, out: Path) -> None:
+    deps.need_cmd("gcc", "make")
+    run = process.output(["make", "-s", "-C", src, f"O={out}"], env=process.debian_env())
+    if run.returncode != 0 or not _built(out):
+        shutil.rmtree(out, ignore_errors=True)
+        raise Fatal(f"the workload programs of {src} did not build:"
+                    f" {(run.stderr.strip().splitlines() or ['no output'])[-1]}")
+
+
 # --- running them -----------------------------------------------------------
 
 def _output(argv: Sequence[str], what: str) -> str:
@@ -200,6 +275,14 @@ def cyclictest(runtime: int, scratch: Path) -> Result:
     return result
 
 
+def ring(s: Settings, work_us: int) -> Result:
+    argv = [str(s.programs / "teo-ring"), "--work-us", str(work_us),
+            "--runtime", str(s.ring_runtime)]
+    if s.ring_threads:
+        argv += ["--threads", str(s.ring_threads)]
+    return parse_ring(_output(argv, "teo-ring"))
+
+
 def run(case: Case, s: Settings, timer_dev: str) -> Result:
     """Run case once.  The idle workload's metric comes from the run's
     counters afterwards (idle_metric); its result here is a placeholder."""
@@ -211,6 +294,8 @@ def run(case: Case, s: Settings, timer_dev: str) -> Result:
         return hackbench(s.hackbench_args)
     if case.family == "cyclictest":
         return cyclictest(s.cyclictest_runtime, s.scratch)
+    if case.family == "ring":
+        return ring(s, case.param)
     time.sleep(s.idle_runtime)
     return Result("idle")
 

@@ -1,11 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The workloads' output read into metrics."""
+"""The workloads' output read into metrics, and the workload programs of
+tools/teo-bench: built into a scratch cache, their argument errors, the
+JSON they print."""
 
 import json
+import os
+import shutil
+import subprocess
 import unittest
-from typing import Any, Dict
+from pathlib import Path
+from typing import Any, Dict, List
 
-from teotool import workloads
+from teotool import paths, workloads
+from teotool.testing import ScratchTest
 from teotool.ui import Fatal
 
 FIO = {"jobs": [{"error": 0, "read": {"iops": 649.34999, "clat_ns": {"percentile": {
@@ -57,14 +64,103 @@ class ParseTest(unittest.TestCase):
         r = workloads.idle_metric([(0, 0, 0, 0), (120, 25, 0, 0), (3, 975, 0, 0)], 1, 60)
         self.assertEqual((r.metric, r.extras), ("2.50", [("entries/s", "2.0")]))
 
+    def test_ring(self) -> None:
+        r = workloads.parse_ring('{"program": "teo-ring", "laps_per_s": 1388.809,'
+                                 ' "us_per_hop": 360.021}')
+        self.assertEqual((r.metric, r.extras), ("1388.8", [("us/hop", "360.0")]))
+        with self.assertRaisesRegex(Fatal, "teo-ring: no laps_per_s"):
+            workloads.parse_ring('{"laps": 3}')
+
     def test_cases(self) -> None:
-        s = workloads.Settings()
-        names = [c.name for c in workloads.cases(["fio", "idle"], s)]
-        self.assertEqual(names, ["fio", "idle"])
-        self.assertEqual(workloads.unit(workloads.cases(["fio"], s)[0], "C1"),
-                         "IOPS (higher is better)")
+        s = workloads.Settings(ring_work_us=(10, 100))
+        names = [c.name for c in workloads.cases(["fio", "ring", "idle"], s)]
+        self.assertEqual(names, ["fio", "ring-10us", "ring-100us", "idle"])
+        c = workloads.cases(["ring"], s)[1]
+        self.assertEqual((c.family, c.param), ("ring", 100))
+        self.assertEqual(workloads.unit(c, "C1"), "laps/s (higher is better)")
         self.assertEqual(workloads.unit(workloads.Case("idle", "idle"), "WFI"),
                          "% of idle time in WFI (lower is better)")
+
+
+class ProgramsTest(ScratchTest):
+    """teo-ring, built once into a scratch cache."""
+
+    folder: Path
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        if not shutil.which("gcc") or not shutil.which("make"):
+            raise unittest.SkipTest("no gcc or make (build-essential) to build tools/teo-bench")
+        cls.cache = Path(os.environ.get("TMPDIR", "/tmp")) / f"teo-bench-test.{os.getpid()}"
+        cls.folder = workloads.build_programs(cache=cls.cache)
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        shutil.rmtree(cls.cache, ignore_errors=True)
+
+    def program(self, name: str, *args: str) -> "subprocess.CompletedProcess[str]":
+        return subprocess.run([str(self.folder / name), *args], capture_output=True,
+                              text=True, timeout=60, check=False)
+
+    def test_cached(self) -> None:
+        """Built once per version of the sources, in a folder named by them."""
+        self.assertEqual(self.folder.name, workloads.programs_key())
+        self.assertEqual(workloads.build_programs(cache=self.cache), self.folder)
+
+    def test_argument_errors(self) -> None:
+        cases: List[List[str]] = [
+            ["teo-ring", "--threads", "1", "error: --threads: 1 is outside 2..256"],
+            ["teo-ring", "--threads", "x", "error: --threads: 'x' is not a whole number"],
+            ["teo-ring", "--threads", "999", "error: --threads: 999 is outside 2..256"],
+            ["teo-ring", "--work-us", "-5", "error: --work-us: '-5' is not a whole number"],
+            ["teo-ring", "--runtime", "0", "error: --runtime: 0 s is not above 0"],
+            ["teo-ring", "--runtime", "1e9", "error: --runtime: 1e9 s is not above 0 and at most 3600"],
+            ["teo-ring", "--runtime", "error: --runtime needs a value"],
+            ["teo-ring", "--bogus", "error: unknown option '--bogus'"],
+            ["teo-ring", "--runtime", "abc", "error: --runtime: 'abc' is not a number of seconds"],
+            ["teo-ring", "5", "error: unknown option '5'"],
+        ]
+        for *argv, want in cases:
+            with self.subTest(argv=argv):
+                run = self.program(*argv)
+                self.assertEqual(run.returncode, 2, run.stderr)
+                self.assertEqual(run.stdout, "")
+                self.assertEqual(len(run.stderr.splitlines()), 1, run.stderr)
+                self.assertIn(f"{argv[0]}: {want}", run.stderr)
+
+    def test_too_many_threads(self) -> None:
+        cpus = len(os.sched_getaffinity(0))
+        if cpus >= 256:
+            self.skipTest("this machine has 256 CPUs")
+        run = self.program("teo-ring", "--threads", str(cpus + 1))
+        self.assertEqual(run.returncode, 2)
+        self.assertIn(f"this process may use {cpus}", run.stderr)
+
+    def test_help(self) -> None:
+        for name in workloads.PROGRAMS:
+            run = self.program(name, "--help")
+            self.assertEqual(run.returncode, 0)
+            self.assertTrue(run.stdout.startswith(f"usage: {name}"))
+
+    def test_ring(self) -> None:
+        """A short ring: its JSON is what the benchmark reads."""
+        if len(os.sched_getaffinity(0)) < 2:
+            self.skipTest("one CPU: no ring")
+        run = self.program("teo-ring", "--threads", "2", "--work-us", "0", "--runtime", "0.2")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        doc = json.loads(run.stdout)
+        self.assertEqual(doc["threads"], 2)
+        self.assertEqual(doc["hops"], 2 * doc["laps"])
+        workloads.parse_ring(run.stdout)
+
+    def test_build_error(self) -> None:
+        """A source that does not compile: one line, and no folder left."""
+        src = self.tmp / "src"
+        shutil.copytree(paths.TEO_BENCH, src)
+        (src / "ring.c").write_text("this is not C\n")
+        with self.assertRaisesRegex(Fatal, "the workload programs of .* did not build"):
+            workloads.build_programs(src, self.tmp / "cache")
+        self.assertEqual(list((self.tmp / "cache").iterdir()), [])
 
 
 if __name__ == "__main__":
