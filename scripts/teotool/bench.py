@@ -60,14 +60,22 @@ Workloads:
               --ring-work-us (cases ring-10us, ring-100us): what testers
               measure as "ping-pong"; metric: laps per second, with us
               per hop (not in the default set)
+  interval    teo-interval (tools/teo-bench): a waker wakes a sleeper on
+              another CPU through a pipe every I us, for each I of
+              --interval-us, with no PM QoS limit and with a limit of 0
+              held on /dev/cpu_dma_latency (--interval-qos; cases
+              interval-20us, interval-20us-qos0); metric: wakeups per
+              second achieved, with the wakeup latency's average, p99
+              and maximum in us (not in the default set)
 
 Needs root and a cpuidle driver.  On bare metal it holds the machine-wide
 build lock while it measures, so that no kernel build shares the machine;
 it changes only the current governor (restored at exit, also on Ctrl-C),
 and for timer-io creates a null_blk device (removed at exit).  Package
 energy comes from RAPL (/sys/class/powercap) or, failing that, turbostat;
-the summary says when neither is there.  teo-ring is built with
-Debian's gcc into $TEO_CACHE/teo-bench once per version of its sources.
+the summary says when neither is there.  teo-ring and teo-interval are
+built with Debian's gcc into $TEO_CACHE/teo-bench once per version of
+their sources.
 Files in the results folder: setup.txt, runs.tsv (one line per run),
 summary.txt, residency.dat, residency.svg and residency.png; with
 --record also platform.plat (the registered states as a table of the
@@ -102,6 +110,11 @@ OPTIONS: Tuple[Option, ...] = (
     (("--ring-work-us",), "10,100", "LIST",
      "us of busy work per hop, one case each (default %(default)s)"),
     (("--ring-runtime",), "10", "S", "seconds per ring run (default %(default)s)"),
+    (("--interval-us",), "5,20,50", "LIST", "us between the interval workload's wakeups,"
+     " one case each (default %(default)s)"),
+    (("--interval-qos",), "none,0", "LIST", "PM QoS limits (us) of the interval cases,"
+     " 'none' for no limit (default %(default)s)"),
+    (("--interval-runtime",), "5", "S", "seconds per interval run (default %(default)s)"),
     (("--ceiling-states",), "", "LIST", "in the test VM only: after each round of fio runs,"
      " reload cpuidle-emu with this state list (e.g. 1/1: one state with no exit-latency"
      " cost) and run fio once more as the \"ceiling\"; the summary gives each governor's"
@@ -207,6 +220,20 @@ def _list(opt: str, text: str, low: int) -> Tuple[int, ...]:
     return values
 
 
+def _qos_list(text: str) -> Tuple[Optional[int], ...]:
+    values: List[Optional[int]] = []
+    for item in text.split(","):
+        if item == "none":
+            values.append(None)
+        elif re.match(r"^[0-9]{1,9}$", item):
+            values.append(int(item))
+        else:
+            raise UsageError(f"--interval-qos: '{item}' is neither 'none' nor a number of us")
+        if values.count(values[-1]) > 1:
+            raise UsageError(f"--interval-qos: '{item}' is given twice")
+    return tuple(values)
+
+
 def options(args: argparse.Namespace) -> Options:
     """Check every option (one usage error for the first bad one); nothing
     is built, locked or changed."""
@@ -218,7 +245,10 @@ def options(args: argparse.Namespace) -> Options:
         cyclictest_runtime=_count("--cyclictest-runtime", args.cyclictest_runtime),
         idle_runtime=_count("--idle-runtime", args.idle_runtime),
         ring_runtime=_count("--ring-runtime", args.ring_runtime),
+        interval_runtime=_count("--interval-runtime", args.interval_runtime),
         ring_work_us=_list("--ring-work-us", args.ring_work_us, 0),
+        interval_us=_list("--interval-us", args.interval_us, 1),
+        interval_qos=_qos_list(args.interval_qos),
         hackbench_args=args.hackbench_args, fio_dev=args.fio_dev)
     if args.ring_threads:
         s.ring_threads = _count("--ring-threads", args.ring_threads)
@@ -335,10 +365,10 @@ def check_machine(o: Options) -> str:
         deps.need_cmd("hackbench")
     if "cyclictest" in fams:
         deps.need_cmd("cyclictest")
-    if "ring" in fams:
+    if fams & {"ring", "interval"}:
         cpus = len(os.sched_getaffinity(0))
         if cpus < 2 or o.settings.ring_threads > cpus:
-            raise Fatal(f"the ring workload needs"
+            raise Fatal(f"the ring and interval workloads need"
                         f" {max(2, o.settings.ring_threads)} CPUs, this machine has {cpus}")
     return driver
 
@@ -367,6 +397,7 @@ class Bench:
     def setup_text(self) -> str:
         o, s = self.o, self.o.settings
         emu = f" ({self.emu_args})" if self.emu_args else ""
+        qos = ",".join("none" if q is None else str(q) for q in s.interval_qos)
         lines = [f"date: {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}",
                  f"kernel: {os.uname().release}, {len(os.sched_getaffinity(0))} CPUs,"
                  f" driver {self.driver}{emu}",
@@ -379,7 +410,9 @@ class Bench:
                  f"hackbench: {s.hackbench_args}; cyclictest: {s.cyclictest_runtime}s;"
                  f" idle: {s.idle_runtime}s",
                  f"ring: {s.ring_threads or 'one per CPU'} threads, work"
-                 f" {','.join(map(str, s.ring_work_us))} us per hop, {s.ring_runtime}s",
+                 f" {','.join(map(str, s.ring_work_us))} us per hop, {s.ring_runtime}s;"
+                 f" interval: {','.join(map(str, s.interval_us))} us, PM QoS {qos},"
+                 f" {s.interval_runtime}s",
                  f"ceiling: {o.ceiling or 'none'}",
                  f"energy: {self.energy.why if self.energy else ''}",
                  f"hz: {counters.kernel_hz(os.uname().release, os.environ.get('TEO_KERNEL_HZ'))}"]
@@ -476,7 +509,7 @@ def measure(o: Options, driver: str) -> Path:
     out = o.out or paths.bench_results() / time.strftime("%Y%m%d-%H%M%S")
     out.mkdir(parents=True, exist_ok=True)
     out = out.resolve()
-    if "ring" in o.families:
+    if set(o.families) & {"ring", "interval"}:
         o.settings.programs = workloads.build_programs()
     o.settings.scratch = out
     governor = read(counters.CPUIDLE_SYS / "current_governor")

@@ -26,6 +26,9 @@ BAD: List[Tuple[str, List[str]]] = [
     ("--ring-work-us: 'x' is not a non-negative whole number", ["--ring-work-us", "10,x"]),
     ("--ring-work-us: '10,,100' is not a comma-separated list", ["--ring-work-us", "10,,100"]),
     ("--ring-work-us: '10,10' names a value twice", ["--ring-work-us", "10,10"]),
+    ("--interval-us: '0' is not a positive whole number", ["--interval-us", "0"]),
+    ("--interval-qos: 'foo' is neither 'none' nor a number", ["--interval-qos", "none,foo"]),
+    ("--interval-qos: '0' is given twice", ["--interval-qos", "0,0"]),
     ("--ring-threads: a ring needs 2 threads or more", ["--ring-threads", "1"]),
     ("--ring-runtime: '0' is not a positive", ["-w", "ring", "--ring-runtime", "0"]),
     ("--lab-platform, --lab-govs and --hz go with --report DIR", ["--hz", "250"]),
@@ -48,17 +51,19 @@ class BadInputTest(ScratchTest):
 
 class CheckArgsTest(ScratchTest):
     def test_good(self) -> None:
-        for args in (["-w", "ring", "--ring-work-us", "0,10", "--ring-threads", "2"],
+        for args in (["-w", "ring,interval", "--ring-work-us", "0,10", "--interval-qos", "none"],
                      ["--hackbench-args", "-g 4 -l 500", "-g", "teo,menu,ladder"],
-                     ["--hackbench-args=-l 10", "--record", "-w", "ring", "-n", "5"]):
+                     ["--hackbench-args=-l 10", "--record", "-w", "interval", "-n", "5"]):
             with self.subTest(args=args):
                 run = self.run_cmd([TEO, "bench", "--check-args", *args])
                 self.assertEqual((run.returncode, run.stdout, run.stderr), (0, "", ""))
                 self.assertFalse((self.tmp / "cache").exists())
 
     def test_cases_of_the_options(self) -> None:
-        o = bench.check_args(["-w", "ring,idle", "--ring-work-us", "10,0"])
-        self.assertEqual([c.name for c in o.cases], ["ring-10us", "ring-0us", "idle"])
+        o = bench.check_args(["-w", "ring,interval", "--ring-work-us", "10",
+                              "--interval-us", "5,50", "--interval-qos", "0"])
+        self.assertEqual([c.name for c in o.cases],
+                         ["ring-10us", "interval-5us-qos0", "interval-50us-qos0"])
         self.assertEqual(o.governors, ["teo", "menu"])
 
     def test_join_values(self) -> None:

@@ -64,6 +64,24 @@ def label_for(kernel_gov: str, mapping: Dict[str, str], govs: Sequence[Governor]
     return ""
 
 
+def with_qos(trace: str, limit_ns: int) -> str:
+    """A lab timeline (tools/idle-replay/README, "Trace files") with a PM
+    QoS limit on every CPU from its start: a recording does not say
+    which limit the run held."""
+    lines = trace.splitlines()
+    data = [i for i, line in enumerate(lines) if line[:1].isdigit()]
+    at = data[0] if data else len(lines)
+    cpus = 0
+    for line in lines[:at]:
+        f = line.split()
+        if f[:1] == ["cpus"] and len(f) > 1 and f[1].isdigit():
+            cpus = int(f[1])
+    if not cpus:
+        cpus = 1 + max((int(lines[i].split()[1]) for i in data), default=0)
+    qos = [f"0 {cpu} qos {limit_ns}" for cpu in range(cpus)]
+    return "\n".join(lines[:at] + qos + lines[at:]) + "\n"
+
+
 def _number(value: Any, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise Fatal(f"{what}: the lab's JSON has no number where a count belongs")

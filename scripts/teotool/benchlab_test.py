@@ -36,6 +36,16 @@ class ListTest(unittest.TestCase):
         self.assertEqual(benchlab.resolve("teo-base", benchlab.parse_list("")), "")
 
 
+class QosTest(unittest.TestCase):
+    def test_with_qos(self) -> None:
+        trace = "# from x\nidle-replay-trace 1\nhz 250\ncpus 2\n100 0 irq 0\n200 1 timer 5\n"
+        self.assertEqual(benchlab.with_qos(trace, 0).splitlines()[4:7],
+                         ["0 0 qos 0", "0 1 qos 0", "100 0 irq 0"])
+        bare = "idle-replay-trace 1\n5 3 irq 0\n"
+        self.assertEqual(benchlab.with_qos(bare, 20000).splitlines()[1:5],
+                         ["0 0 qos 20000", "0 1 qos 20000", "0 2 qos 20000", "0 3 qos 20000"])
+
+
 class JsonTest(unittest.TestCase):
     doc = {"scenario": "x.trace", "platform": "recorded", "hz": 250, "governors": [
         {"label": "oracle", "role": "oracle", "states": []},

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from teotool import benchlab, counters, deps, process, stats
+from teotool import benchlab, counters, deps, process, stats, workloads
 from teotool.ui import Fatal, UsageError, note
 
 RUNS = "runs.tsv"
@@ -338,6 +338,9 @@ def lab_section(folder: Path, names: Sequence[str], runs: Sequence[Run],
         stem = f.with_suffix("")
         trace = stem.with_suffix(".trace")
         the_lab.convert(f, trace, table, hz)
+        qos = workloads.qos_of(r.workload)
+        if qos is not None:
+            trace.write_text(benchlab.with_qos(trace.read_text(), qos * 1000))
         doc = the_lab.run(trace, table, label, stem.with_suffix(".lab"),
                           stem.with_suffix(".json"))
         states = benchlab.states_of(doc, label, trace)

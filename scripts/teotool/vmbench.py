@@ -21,7 +21,7 @@ from teotool import bench, benchreport, deps, disk, paths, process, states, work
 from teotool.ui import Fatal, UsageError, note
 
 VM_GOVERNORS = ("teo", "menu", "ladder")
-CASES = ("main", "idle-trap", "ring")
+CASES = ("main", "idle-trap", "ring", "interval")
 DEFAULT_CASES = "main,idle-trap"
 # The big cores of a MediaTek MT8195 (Cortex-A78): WFI, cpu-off and
 # cluster-off; the ring runs on it besides the main platform.
@@ -48,6 +48,10 @@ VM and run the benchmark (scripts/teo bench) inside it, in sessions
              second and us per hop), once on the big cores of an MT8195
              (states 1/1,185/740,250/1000) and once on the emulated
              platform (--profile or --states): two boots
+  interval   a waker wakes a sleeper on the other vCPU through a pipe every
+             5, 20 and 50 us, with no PM QoS limit and with a limit of 0
+             (wakeups per second achieved, wakeup latency) on the emulated
+             platform
 
 Prints the runs and per session the comparison (medians, fio completion
 latency p50/p99, cyclictest p99/p99.9, IOPS against the ceiling, the
@@ -55,8 +59,8 @@ deepest state's share for timer IO, the WFI share when idle, and whether
 each difference exceeds the run-to-run spread), and writes it with a plot
 of the idle time per state to the results folder: the main session's in
 the folder itself (bench/, title), each other session's in a subfolder
-(idle-trap/, ring-mt8195-big/, ring-PLATFORM/); summary.txt holds every
-session's summary.
+(idle-trap/, ring-mt8195-big/, ring-PLATFORM/, interval/); summary.txt
+holds every session's summary.
 
 Options after -- go to the benchmark (scripts/teo bench --help) in every
 session as they are (checked before anything is built), e.g. -- --runs 5
@@ -250,10 +254,15 @@ def plan(args: argparse.Namespace) -> Plan:
                 c, out / f"ring-{'states' if args.states else place}",
                 f"ring: {vs}{tree} on an emulated {label}", vm + platform, ring,
                 main_table, args.states, lab_govs))
+        elif c == "interval":
+            sessions.append(Session(
+                c, out / "interval", f"short intervals: {vs}{tree} on an emulated {label}",
+                vm + platform, common + rec + ["--workloads", "interval"] + extra,
+                main_table, args.states, lab_govs))
     for s in sessions:
         bench.check_args(s.bench)
     return Plan(sessions, [vm + platform],
-                any(s.name == "ring" for s in sessions), args.record, args.hz)
+                any(s.name in ("ring", "interval") for s in sessions), args.record, args.hz)
 
 
 def _session(s: Session, hz: str) -> None:

@@ -2,12 +2,14 @@
 """The benchmark's workloads: what each runs, and the reading of its
 machine-readable output into the run's metric and extra numbers.
 
-A workload family (fio, timer-io, hackbench, cyclictest, idle, ring)
-gives one or more cases, each a line of runs.tsv and a block of the
-summary: ring one per work time (ring-10us, ring-100us).  The numbers are
-the workload programs' own (fio's and cyclictest's JSON, teo-ring's JSON,
-hackbench's "Time:" line); only the latency percentiles of a histogram
-are computed here, by stats.
+A workload family (fio, timer-io, hackbench, cyclictest, idle, ring,
+interval) gives one or more cases, each a line of runs.tsv and a block of
+the summary: ring one per work time (ring-10us, ring-100us), interval one
+per interval, without and with a PM QoS limit of 0 (interval-20us,
+interval-20us-qos0).  The numbers are the workload programs' own (fio's
+and cyclictest's JSON, teo-ring's and teo-interval's JSON, hackbench's
+"Time:" line); only the latency percentiles of a histogram are computed
+here, by stats.
 """
 
 import contextlib
@@ -15,6 +17,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -26,14 +29,16 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 from teotool import counters, deps, paths, process, stats
 from teotool.ui import Fatal
 
-FAMILIES = ("fio", "timer-io", "hackbench", "cyclictest", "idle", "ring")
+FAMILIES = ("fio", "timer-io", "hackbench", "cyclictest", "idle", "ring", "interval")
 DEFAULT_FAMILIES = ("fio", "timer-io", "hackbench", "cyclictest")
 HACKBENCH_ARGS = "-g 4 -l 500"
 # cyclictest's histogram reaches this far (us); beyond it a percentile is
 # printed as an overflow.
 CYCLICTEST_HIST_US = 10000
 OVERFLOW = f"{stats.OVERFLOW_PREFIX}{CYCLICTEST_HIST_US}"
-PROGRAMS = ("teo-ring",)
+# teo-interval's histogram: 1 us buckets up to this.
+INTERVAL_HIST_US = 10000
+PROGRAMS = ("teo-ring", "teo-interval")
 
 Extras = List[Tuple[str, str]]
 
@@ -41,10 +46,11 @@ Extras = List[Tuple[str, str]]
 @dataclass(frozen=True)
 class Case:
     """One workload as runs.tsv names it: its family and parameter (ring:
-    us of work per hop)."""
+    us of work per hop; interval: us between wakeups) and PM QoS limit."""
     name: str
     family: str
     param: int = 0
+    qos: Optional[int] = None
 
 
 @dataclass
@@ -67,6 +73,9 @@ class Settings:
     ring_threads: int = 0
     ring_work_us: Tuple[int, ...] = (10, 100)
     ring_runtime: int = 10
+    interval_us: Tuple[int, ...] = (5, 20, 50)
+    interval_qos: Tuple[Optional[int], ...] = (None, 0)
+    interval_runtime: int = 5
     scratch: Path = Path(".")
     programs: Path = Path(".")
 
@@ -77,9 +86,23 @@ def cases(families: Sequence[str], s: Settings) -> List[Case]:
     for family in families:
         if family == "ring":
             out += [Case(f"ring-{w}us", family, w) for w in s.ring_work_us]
+        elif family == "interval":
+            for i in s.interval_us:
+                out += [Case(f"interval-{i}us" + ("" if q is None else f"-qos{q}"),
+                             family, i, q) for q in s.interval_qos]
         else:
             out.append(Case(family, family))
     return out
+
+
+_QOS_CASE = re.compile(r"^interval-[0-9]+us-qos([0-9]+)$")
+
+
+def qos_of(name: str) -> Optional[int]:
+    """The PM QoS limit (us) a case of runs.tsv ran under, from the name
+    cases() gave it; None for no limit."""
+    m = _QOS_CASE.match(name)
+    return int(m.group(1)) if m else None
 
 
 def unit(case: Case, shallow_name: str) -> str:
@@ -91,6 +114,7 @@ def unit(case: Case, shallow_name: str) -> str:
         "cyclictest": "avg us (lower is better)",
         "idle": f"% of idle time in {shallow_name} (lower is better)",
         "ring": "laps/s (higher is better)",
+        "interval": "wakeups/s (higher is better)",
     }[case.family]
 
 
@@ -181,6 +205,23 @@ def parse_ring(text: str) -> Result:
         raise Fatal("teo-ring: no laps_per_s or us_per_hop in its output") from None
 
 
+def parse_interval(text: str) -> Result:
+    """teo-interval's wakeups per second, and the wakeup latency: its
+    average, p99 of its histogram (an overflow beyond it) and maximum."""
+    try:
+        r = _json(text, "teo-interval")
+        hist = {int(k): int(v) for k, v in r["lat_hist_us"].items()}
+        total = sum(hist.values()) + int(r["lat_overflow"])
+        p99 = stats.histogram_percentile(hist, 99, total) if total else 0
+        return Result(f"{float(r['wakeups_per_s']):.1f}",
+                      [("avg", f"{float(r['lat_avg_us']):.1f}"),
+                       ("p99", f"{stats.OVERFLOW_PREFIX}{INTERVAL_HIST_US}" if p99 is None
+                        else str(p99)),
+                       ("max", f"{float(r['lat_max_us']):.1f}")])
+    except (TypeError, KeyError, ValueError, AttributeError):
+        raise Fatal("teo-interval: no wakeups_per_s or latency in its output") from None
+
+
 # --- the workload programs --------------------------------------------------
 
 def programs_key(src: Path = paths.TEO_BENCH) -> str:
@@ -197,7 +238,7 @@ def _built(folder: Path) -> bool:
 
 
 def build_programs(src: Path = paths.TEO_BENCH, cache: Optional[Path] = None) -> Path:
-    """The folder of teo-ring, built with Debian's gcc
+    """The folder of teo-ring and teo-interval, built with Debian's gcc
     into the cache once per version of their sources.  Where the cache
     cannot be written (the test VM sees the host's read-only), a build
     the host made is used, or they are built into a temporary folder."""
@@ -283,6 +324,14 @@ def ring(s: Settings, work_us: int) -> Result:
     return parse_ring(_output(argv, "teo-ring"))
 
 
+def interval(s: Settings, interval_us: int, qos: Optional[int]) -> Result:
+    argv = [str(s.programs / "teo-interval"), "--interval-us", str(interval_us),
+            "--runtime", str(s.interval_runtime)]
+    if qos is not None:
+        argv += ["--pm-qos", str(qos)]
+    return parse_interval(_output(argv, "teo-interval"))
+
+
 def run(case: Case, s: Settings, timer_dev: str) -> Result:
     """Run case once.  The idle workload's metric comes from the run's
     counters afterwards (idle_metric); its result here is a placeholder."""
@@ -296,6 +345,8 @@ def run(case: Case, s: Settings, timer_dev: str) -> Result:
         return cyclictest(s.cyclictest_runtime, s.scratch)
     if case.family == "ring":
         return ring(s, case.param)
+    if case.family == "interval":
+        return interval(s, case.param, case.qos)
     time.sleep(s.idle_runtime)
     return Result("idle")
 

@@ -71,19 +71,34 @@ class ParseTest(unittest.TestCase):
         with self.assertRaisesRegex(Fatal, "teo-ring: no laps_per_s"):
             workloads.parse_ring('{"laps": 3}')
 
+    def test_interval(self) -> None:
+        doc = {"wakeups_per_s": 2131.295, "lat_avg_us": 197.431, "lat_max_us": 283.5,
+               "lat_hist_us": {"3": 98, "40": 1, "90": 1}, "lat_overflow": 0}
+        r = workloads.parse_interval(json.dumps(doc))
+        self.assertEqual((r.metric, r.extras),
+                         ("2131.3", [("avg", "197.4"), ("p99", "40"), ("max", "283.5")]))
+        doc["lat_overflow"] = 5
+        self.assertEqual(workloads.parse_interval(json.dumps(doc)).extras[1], ("p99", ">10000"))
+        with self.assertRaisesRegex(Fatal, "teo-interval: no wakeups_per_s"):
+            workloads.parse_interval('{"wakeups": 3}')
+
     def test_cases(self) -> None:
-        s = workloads.Settings(ring_work_us=(10, 100))
-        names = [c.name for c in workloads.cases(["fio", "ring", "idle"], s)]
-        self.assertEqual(names, ["fio", "ring-10us", "ring-100us", "idle"])
-        c = workloads.cases(["ring"], s)[1]
-        self.assertEqual((c.family, c.param), ("ring", 100))
-        self.assertEqual(workloads.unit(c, "C1"), "laps/s (higher is better)")
+        s = workloads.Settings(ring_work_us=(10, 100), interval_us=(20,), interval_qos=(None, 0))
+        names = [c.name for c in workloads.cases(["fio", "ring", "interval", "idle"], s)]
+        self.assertEqual(names, ["fio", "ring-10us", "ring-100us", "interval-20us",
+                                 "interval-20us-qos0", "idle"])
+        c = workloads.cases(["interval"], s)[1]
+        self.assertEqual((c.family, c.param, c.qos), ("interval", 20, 0))
+        self.assertEqual(workloads.unit(c, "C1"), "wakeups/s (higher is better)")
+        self.assertEqual([workloads.qos_of(x.name) for x in workloads.cases(["interval"], s)],
+                         [None, 0])
+        self.assertIsNone(workloads.qos_of("ring-10us"))
         self.assertEqual(workloads.unit(workloads.Case("idle", "idle"), "WFI"),
                          "% of idle time in WFI (lower is better)")
 
 
 class ProgramsTest(ScratchTest):
-    """teo-ring, built once into a scratch cache."""
+    """teo-ring and teo-interval, built once into a scratch cache."""
 
     folder: Path
 
@@ -117,8 +132,10 @@ class ProgramsTest(ScratchTest):
             ["teo-ring", "--runtime", "1e9", "error: --runtime: 1e9 s is not above 0 and at most 3600"],
             ["teo-ring", "--runtime", "error: --runtime needs a value"],
             ["teo-ring", "--bogus", "error: unknown option '--bogus'"],
-            ["teo-ring", "--runtime", "abc", "error: --runtime: 'abc' is not a number of seconds"],
-            ["teo-ring", "5", "error: unknown option '5'"],
+            ["teo-interval", "--interval-us", "0", "error: --interval-us: 0 is outside 1..1000000"],
+            ["teo-interval", "--pm-qos", "0x10", "error: --pm-qos: '0x10' is not a whole number"],
+            ["teo-interval", "--runtime", "abc", "error: --runtime: 'abc' is not a number of seconds"],
+            ["teo-interval", "5", "error: unknown option '5'"],
         ]
         for *argv, want in cases:
             with self.subTest(argv=argv):
@@ -152,6 +169,27 @@ class ProgramsTest(ScratchTest):
         self.assertEqual(doc["threads"], 2)
         self.assertEqual(doc["hops"], 2 * doc["laps"])
         workloads.parse_ring(run.stdout)
+
+    def test_interval(self) -> None:
+        if len(os.sched_getaffinity(0)) < 2:
+            self.skipTest("one CPU: no waker and sleeper")
+        run = self.program("teo-interval", "--interval-us", "50", "--runtime", "0.2")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        doc = json.loads(run.stdout)
+        self.assertIsNone(doc["pm_qos_us"])
+        self.assertEqual(sum(doc["lat_hist_us"].values()) + doc["lat_overflow"], doc["wakeups"])
+        workloads.parse_interval(run.stdout)
+
+    def test_interval_pm_qos(self) -> None:
+        """--pm-qos needs /dev/cpu_dma_latency: one line if it cannot open it."""
+        if os.access("/dev/cpu_dma_latency", os.W_OK):
+            run = self.program("teo-interval", "--pm-qos", "0", "--runtime", "0.1")
+            self.assertEqual(run.returncode, 0, run.stderr)
+            self.assertEqual(json.loads(run.stdout)["pm_qos_us"], 0)
+        else:
+            run = self.program("teo-interval", "--pm-qos", "0", "--runtime", "0.1")
+            self.assertEqual(run.returncode, 1)
+            self.assertIn("cannot set a PM QoS limit: /dev/cpu_dma_latency", run.stderr)
 
     def test_build_error(self) -> None:
         """A source that does not compile: one line, and no folder left."""
