@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
-from teotool import (benchreport, counters, deps, disk, paths, process, record, states,
-                     workloads)
+from teotool import (benchreport, cost, counters, deps, disk, paths, process, record,
+                     states, workloads)
 from teotool.benchreport import Run
 from teotool.ui import Fatal, UsageError, note
 
@@ -81,7 +81,8 @@ summary.txt, residency.dat, residency.svg and residency.png; with
 --record also platform.plat (the registered states as a table of the
 replay lab) and record/ (per run the trace-cmd report text, and after
 --report the lab's timeline .trace, its replay .lab and the lab's
-numbers .json).  TEO_TRACE_CMD names another trace-cmd binary."""
+numbers .json); with --cost, cost.tsv.  TEO_TRACE_CMD names another
+trace-cmd binary."""
 
 GOVERNOR_NAME = re.compile(r"^[a-z0-9_-]+$")
 # Characters hackbench's options never need: the arguments are split on
@@ -115,6 +116,10 @@ OPTIONS: Tuple[Option, ...] = (
     (("--interval-qos",), "none,0", "LIST", "PM QoS limits (us) of the interval cases,"
      " 'none' for no limit (default %(default)s)"),
     (("--interval-runtime",), "5", "S", "seconds per interval run (default %(default)s)"),
+    (("--cost",), None, "", "measure the governor's own cost: the kernel's function profiler"
+     " counts the calls of cpuidle_select and tick_nohz_get_sleep_length and their time"
+     " during each run (cost.tsv; the kernel needs CONFIG_FUNCTION_PROFILER and"
+     " CONFIG_FUNCTION_GRAPH_TRACER, as the test VM's has)"),
     (("--ceiling-states",), "", "LIST", "in the test VM only: after each round of fio runs,"
      " reload cpuidle-emu with this state list (e.g. 1/1: one state with no exit-latency"
      " cost) and run fio once more as the \"ceiling\"; the summary gives each governor's"
@@ -194,6 +199,7 @@ class Options:
     ceiling: str = ""
     record: bool = False
     record_overhead: bool = False
+    cost: bool = False
     out: Optional[Path] = None
     plot: bool = True
     report: bool = True
@@ -276,10 +282,12 @@ def options(args: argparse.Namespace) -> Options:
     if args.fio_dev and not args.fio_dev.startswith("/dev/"):
         raise UsageError(f"--fio-dev: '{args.fio_dev}' is not under /dev")
     record_on = args.record or args.record_overhead
+    if args.cost and record_on:
+        raise UsageError("--cost and --record both use the kernel's tracing: run them apart")
     if args.out:
         disk.need_writable_dir(Path(args.out), f"--out {args.out}")
     opts = Options(governors, runs, families, s, args.ceiling_states, record_on,
-                   args.record_overhead, Path(args.out) if args.out else None,
+                   args.record_overhead, args.cost, Path(args.out) if args.out else None,
                    not args.no_plot, not args.no_report)
     opts.cases = workloads.cases(families, s)
     return opts
@@ -387,6 +395,7 @@ class Bench:
         self.shallow = counters.shallow_index(names)
         self.energy: Optional[counters.Energy] = None
         self.recorder: Optional[record.Recorder] = None
+        self.profiler: Optional[cost.Profiler] = None
         self.emu_args = os.environ.get("TEO_EMU_ARGS", "")
         self.emu_current = self.emu_args
         self.timer_dev = ""
@@ -418,10 +427,12 @@ class Bench:
                  f"hz: {counters.kernel_hz(os.uname().release, os.environ.get('TEO_KERNEL_HZ'))}"]
         if self.recorder:
             lines.append(f"record: {self.recorder.describe()}")
+        if self.profiler:
+            lines.append(f"cost: the function profiler on {' '.join(cost.FUNCTIONS)}")
         return "\n".join(lines) + "\n"
 
     def measure(self, case: workloads.Case, gov: str, run: int) -> None:
-        """One run of case under gov; appends to runs.tsv."""
+        """One run of case under gov; appends to runs.tsv (and cost.tsv)."""
         o = self.o
         ceiling = gov == benchreport.CEILING
         if ceiling:
@@ -440,7 +451,12 @@ class Bench:
             recorder.mark(f"start {case.name} {gov} {run}")
         assert self.energy is not None
         self.energy.start(self.out)
+        if self.profiler:
+            self.profiler.start()
+        t0 = time.monotonic()
         result = workloads.run(case, o.settings, self.timer_dev)
+        seconds = time.monotonic() - t0
+        profile = self.profiler.stop() if self.profiler else {}
         joules = self.energy.stop()
         if recorder:
             recorder.mark(f"stop {case.name} {gov} {run}")
@@ -461,6 +477,10 @@ class Bench:
         r = Run(case.name, gov, str(run), result.metric, self.unit(case), result.extras, counts)
         with open(self.out / benchreport.RUNS, "a") as f:
             f.write(benchreport.row(r))
+        if profile:
+            with open(self.out / cost.FILE, "a") as f:
+                for fn, (calls, ns) in profile.items():
+                    f.write(cost.Sample(case.name, gov, run, fn, calls, ns, seconds).row() + "\n")
         print(run_line(r, self.names), flush=True)
 
     def restore(self, governor: str) -> None:
@@ -525,6 +545,11 @@ def measure(o: Options, driver: str) -> Path:
             title = driver + (f" {b.emu_args}" if b.emu_args else "")
             (out / "platform.plat").write_text(counters.platform_table(
                 counters.states(), os.uname().release, driver, title))
+        if o.cost:
+            b.profiler = cost.Profiler(record.find_tracefs())
+            stack.callback(b.profiler.close)
+            b.profiler.setup()
+            (out / cost.FILE).write_text(cost.HEADER + "\n")
         (out / benchreport.RUNS).write_text(benchreport.header(names))
         (out / "setup.txt").write_text(b.setup_text())
         note(f"results in {out}; states: {' '.join(names)}")

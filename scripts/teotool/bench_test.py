@@ -23,6 +23,7 @@ BAD: List[Tuple[str, List[str]]] = [
     (r"--ceiling-states '1/2/3': want \[poll,\]LAT/RES", ["--ceiling-states", "1/2/3"]),
     ("--hackbench-args: 'a;b' has characters", ["--hackbench-args", "a;b"]),
     ("--fio-dev: 'sda' is not under /dev", ["--fio-dev", "sda"]),
+    ("--cost and --record both use the kernel's tracing", ["--cost", "--record"]),
     ("--ring-work-us: 'x' is not a non-negative whole number", ["--ring-work-us", "10,x"]),
     ("--ring-work-us: '10,,100' is not a comma-separated list", ["--ring-work-us", "10,,100"]),
     ("--ring-work-us: '10,10' names a value twice", ["--ring-work-us", "10,10"]),
@@ -53,7 +54,7 @@ class CheckArgsTest(ScratchTest):
     def test_good(self) -> None:
         for args in (["-w", "ring,interval", "--ring-work-us", "0,10", "--interval-qos", "none"],
                      ["--hackbench-args", "-g 4 -l 500", "-g", "teo,menu,ladder"],
-                     ["--hackbench-args=-l 10", "--record", "-w", "interval", "-n", "5"]):
+                     ["--hackbench-args=-l 10", "--cost", "-w", "interval", "-n", "5"]):
             with self.subTest(args=args):
                 run = self.run_cmd([TEO, "bench", "--check-args", *args])
                 self.assertEqual((run.returncode, run.stdout, run.stderr), (0, "", ""))
@@ -67,9 +68,9 @@ class CheckArgsTest(ScratchTest):
         self.assertEqual(o.governors, ["teo", "menu"])
 
     def test_join_values(self) -> None:
-        self.assertEqual(bench.join_values(["--hackbench-args", "-g 4", "-n", "3", "--record",
+        self.assertEqual(bench.join_values(["--hackbench-args", "-g 4", "-n", "3", "--cost",
                                             "--", "-g", "x"]),
-                         ["--hackbench-args=-g 4", "-n=3", "--record", "--", "-g", "x"])
+                         ["--hackbench-args=-g 4", "-n=3", "--cost", "--", "-g", "x"])
 
 
 class RunLineTest(unittest.TestCase):

@@ -10,7 +10,8 @@ each governor against the first: the median difference and whether it
 exceeds the run-to-run spread (an exact Mann-Whitney test); the numbers
 come from stats.  With recordings (record/) it adds the replay lab's
 prediction of each recorded run next to the kernel's counters
-(benchlab).  residency.dat and its plot hold the idle time per state.
+(benchlab), with cost.tsv the governor's own cost (cost).
+residency.dat and its plot hold the idle time per state.
 """
 
 import re
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from teotool import benchlab, counters, deps, process, stats, workloads
+from teotool import benchlab, cost, counters, deps, process, stats, workloads
 from teotool.ui import Fatal, UsageError, note
 
 RUNS = "runs.tsv"
@@ -477,6 +478,8 @@ def report(folder: Path, opts: LabOptions, do_plot: bool = True) -> str:
     names, runs = read_runs(folder / RUNS)
     text, dat = summarize(names, runs)
     (folder / "residency.dat").write_text(dat)
+    if (folder / cost.FILE).is_file():
+        text += cost.bench_section(cost.read_samples(folder / cost.FILE))
     text += lab_section(folder, names, runs, opts)
     (folder / "summary.txt").write_text(text)
     printed = ""

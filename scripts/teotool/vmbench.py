@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from teotool import bench, benchreport, deps, disk, paths, process, states, workloads
+from teotool import bench, benchreport, cost, deps, disk, paths, process, states, workloads
 from teotool.ui import Fatal, UsageError, note
 
 VM_GOVERNORS = ("teo", "menu", "ladder")
-CASES = ("main", "idle-trap", "ring", "interval")
+CASES = ("main", "idle-trap", "ring", "interval", "cost")
 DEFAULT_CASES = "main,idle-trap"
 # The big cores of a MediaTek MT8195 (Cortex-A78): WFI, cpu-off and
 # cluster-off; the ring runs on it besides the main platform.
@@ -52,6 +52,13 @@ VM and run the benchmark (scripts/teo bench) inside it, in sessions
              5, 20 and 50 us, with no PM QoS limit and with a limit of 0
              (wakeups per second achieved, wakeup latency) on the emulated
              platform
+  cost       the governor's own cost in the guest kernel: the function
+             profiler's ns per call and calls per second of cpuidle_select
+             and tick_nohz_get_sleep_length while the interval workload
+             runs, for teo and menu of this repository's kernel and of the
+             base tree's (--as-is): two boots and two kernels; reported as
+             ratios against menu and the base teo (TCG times are not
+             hardware times)
 
 Prints the runs and per session the comparison (medians, fio completion
 latency p50/p99, cyclictest p99/p99.9, IOPS against the ceiling, the
@@ -59,14 +66,15 @@ deepest state's share for timer IO, the WFI share when idle, and whether
 each difference exceeds the run-to-run spread), and writes it with a plot
 of the idle time per state to the results folder: the main session's in
 the folder itself (bench/, title), each other session's in a subfolder
-(idle-trap/, ring-mt8195-big/, ring-PLATFORM/, interval/); summary.txt
-holds every session's summary.
+(idle-trap/, ring-mt8195-big/, ring-PLATFORM/, interval/, cost-ours/,
+cost-base/ and cost.tsv); summary.txt holds every session's summary.
 
 Options after -- go to the benchmark (scripts/teo bench --help) in every
 session as they are (checked before anything is built), e.g. -- --runs 5
 --ring-runtime 20.  Time: about 8 min for main and 6 min for idle-trap
 with the defaults, plus the kernel build the first time (12-16 min with a
-cold ccache).  Disk: about 3 GiB for the tree and the build.
+cold ccache; cost builds the base tree's kernel too).  Disk: about 3 GiB
+for the tree and the build.
 Environment: KERNEL_SRC, TEO_CACHE, TEO_LOCK, TEO_LAB_PLATFORMS (another
 folder of the lab's .plat tables)."""
 
@@ -94,7 +102,8 @@ OPTIONS: Tuple[bench.Option, ...] = (
     (("--record",), None, "", "record every run with trace-cmd (scripts/teo bench --record)"
      " and replay the recordings in the replay lab on the emulated table (the profile's"
      " file in tools/idle-replay/platforms/, or the --states list): the summary adds"
-     " \"Lab prediction vs kernel\""),
+     " \"Lab prediction vs kernel\" (not in the cost session, whose profiler would share"
+     " the tracing)"),
     (("--out",), "", "DIR", "results folder (default $TEO_CACHE/vm-bench/DATE)"),
 )
 
@@ -186,6 +195,7 @@ class Plan:
     programs: bool
     record: bool
     hz: str
+    cost: Optional[List[Session]] = None
 
 
 def plan(args: argparse.Namespace) -> Plan:
@@ -205,6 +215,9 @@ def plan(args: argparse.Namespace) -> Plan:
         states.parse(args.ceiling_states, "--ceiling-states")
     if args.states:
         states.parse(args.states, "--states")
+    if "cost" in cases and args.as_is:
+        raise UsageError("--cases cost runs this repository's kernel and the base tree's"
+                         " itself: leave out --as-is")
     extra = list(args.bench_args)
     common = ["--governors", args.governors, "--runs", args.runs,
               "--fio-runtime", args.fio_runtime, "--idle-runtime", args.idle_runtime,
@@ -232,6 +245,7 @@ def plan(args: argparse.Namespace) -> Plan:
     lab_govs = {"teo": "teo-base"} if args.as_is else {}
     out = Path(".")
     sessions: List[Session] = []
+    cost_sessions: List[Session] = []
     place = (args.states or args.profile).lower()
     for c in cases:
         if c == "main":
@@ -259,10 +273,23 @@ def plan(args: argparse.Namespace) -> Plan:
                 c, out / "interval", f"short intervals: {vs}{tree} on an emulated {label}",
                 vm + platform, common + rec + ["--workloads", "interval"] + extra,
                 main_table, args.states, lab_govs))
+        elif c == "cost":
+            bench_cost = common + ["--workloads", "interval", "--cost"] + extra
+            variants: List[Tuple[str, str, List[str]]] = [
+                ("ours", "this repository's kernel", []),
+                ("base", "the base tree's kernel as it is", ["--as-is"])]
+            for kernel, whose, as_is in variants:
+                s = Session(c, out / f"cost-{kernel}", f"governor cost: {vs} of {whose}"
+                            f" on an emulated {label}", vm + as_is + platform, bench_cost)
+                sessions.append(s)
+                cost_sessions.append(s)
     for s in sessions:
         bench.check_args(s.bench)
-    return Plan(sessions, [vm + platform],
-                any(s.name in ("ring", "interval") for s in sessions), args.record, args.hz)
+    kernels = [vm + platform]
+    if cost_sessions:
+        kernels.append(vm + ["--as-is"] + platform)
+    return Plan(sessions, kernels, any(s.name in ("ring", "interval", "cost") for s in sessions),
+                args.record, args.hz, cost_sessions or None)
 
 
 def _session(s: Session, hz: str) -> None:
@@ -333,6 +360,11 @@ def main(args: argparse.Namespace) -> int:
         for s in p.sessions:
             say("\n" + (s.folder / "title").read_text())
             say(benchreport.report(s.results, _lab_options(s, out, p.hz)))
+        if p.cost:
+            ours, base = (cost.read_samples(s.results / cost.FILE) for s in p.cost)
+            tsv, table = cost.compare(ours, base)
+            (out / cost.FILE).write_text(tsv)
+            say("\n" + table)
     note(f"done: build {int(built - start)} s, boots and benchmarks"
          f" {int(time.monotonic() - built)} s; summary in {out}/summary.txt")
     return 0

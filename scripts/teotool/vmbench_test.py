@@ -18,11 +18,15 @@ def parse(argv: List[str]) -> argparse.Namespace:
 class BadInputTest(ScratchTest):
     def test_bad_options(self) -> None:
         for pattern, args in (
-                ("--cases: unknown case 'nosuch'; known: main idle-trap ring interval",
+                ("--cases cost runs this repository's kernel and the base tree's itself",
+                 ["--cases", "cost", "--as-is"]),
+                ("--cases: unknown case 'nosuch'; known: main idle-trap ring interval cost",
                  ["--cases", "ring,nosuch"]),
                 ("--cases: empty list", ["--cases", ","]),
                 ("--ring-work-us: 'x' is not a non-negative whole number",
                  ["--cases", "ring", "--", "--ring-work-us", "x"]),
+                ("--cost and --record both use the kernel's tracing",
+                 ["--", "--cost", "--record"]),
                 ("--report, --lab-platform, --lab-govs and --hz are not for the guest",
                  ["--", "--report", "/tmp"]),
                 ("unknown argument 'foo'", ["foo"])):
@@ -54,6 +58,16 @@ class PlanTest(unittest.TestCase):
         self.assertEqual(plat.folder, Path("ring-i5-10600k"))
         self.assertEqual(big.bench[-4:], ["--workloads", "ring", "--ring-runtime", "2"])
         self.assertTrue(p.programs)
+
+    def test_cost(self) -> None:
+        p = vmbench.plan(parse(["--cases", "cost", "--record", "--states", "poll,1/1,50/150"]))
+        ours, base = p.sessions
+        self.assertEqual(p.cost, [ours, base])
+        self.assertNotIn("--as-is", ours.vm)
+        self.assertIn("--as-is", base.vm)
+        self.assertIn("--cost", ours.bench)
+        self.assertNotIn("--record", ours.bench, "the profiler and trace-cmd share tracing")
+        self.assertEqual(len(p.kernels), 2)
 
     def test_record_tables(self) -> None:
         p = vmbench.plan(parse(["--record", "--cases", "main,idle-trap,interval",
