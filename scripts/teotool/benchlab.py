@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """The replay lab as the benchmark uses it: a recorded run converted to a
-lab timeline and replayed with the governor the kernel ran, through
-"scripts/teo replay" and the lab's machine-readable output (list --tsv,
-run --json: tools/idle-replay/README); nothing here reads the lab's
-display text.
+lab timeline and replayed with the governor the kernel ran, read from the
+lab's machine-readable output (list --tsv through lab.governors, run
+--json: tools/idle-replay/README); nothing here reads the lab's display
+text.  The lab is built and found as "scripts/teo replay" does (lab).
 
 Which lab governor stands for a kernel governor: teo is this repository's
 teo.c ("teo"), menu the base tree's menu.c (the lab's base-role menu,
@@ -12,36 +12,17 @@ teo-base or menu-base for the base tree's.
 """
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple, Union
 
-from teotool import paths, process
+from teotool import lab, process
 from teotool.ui import Fatal
 
 # Per state: usage, time (us), above, below.
 StateCounts = Tuple[float, float, float, float]
 
 
-@dataclass(frozen=True)
-class Governor:
-    """A governor the lab has compiled in."""
-    label: str
-    role: str
-    source: str
-
-
-def parse_list(text: str) -> List[Governor]:
-    """The governor rows of "idle-replay list --tsv"."""
-    govs = []
-    for line in text.splitlines():
-        f = line.split("\t")
-        if f[0] == "governor" and len(f) >= 3:
-            govs.append(Governor(f[1], f[2], f[3] if len(f) > 3 else "-"))
-    return govs
-
-
-def resolve(label: str, govs: Sequence[Governor]) -> str:
+def resolve(label: str, govs: Sequence[lab.LabGovernor]) -> str:
     """teo-base and menu-base name the base tree's governors (teo-X.Y,
     menu-X.Y: role base); other labels stand for themselves."""
     if label not in ("teo-base", "menu-base"):
@@ -53,7 +34,8 @@ def resolve(label: str, govs: Sequence[Governor]) -> str:
     return ""
 
 
-def label_for(kernel_gov: str, mapping: Dict[str, str], govs: Sequence[Governor]) -> str:
+def label_for(kernel_gov: str, mapping: Dict[str, str],
+              govs: Sequence[lab.LabGovernor]) -> str:
     """The lab's governor for a kernel governor, or "" (none: ladder)."""
     if kernel_gov in mapping:
         return resolve(mapping[kernel_gov], govs)
@@ -104,46 +86,51 @@ def states_of(doc: Any, label: str, what: Path) -> List[StateCounts]:
 
 
 class Lab:
-    """scripts/teo replay, its messages collected in log."""
+    """The lab binary with this repository's and the base tree's
+    governors, its messages collected in log."""
 
     def __init__(self, log: Path) -> None:
         self.log = log
         log.write_text("")
+        trees = lab.find_trees(fetch_mainline=False)
+        self.data = lab.corpus(trees)
+        self.binary = lab.Lab(trees).build("idle-replay") / "idle-replay"
 
-    def _run(self, argv: Sequence[str], stdout: Path) -> int:
+    def _run(self, argv: Sequence[Union[str, Path]], stdout: Path) -> int:
         with open(stdout, "w") as out, open(self.log, "a") as err:
-            return process.run([str(paths.ENTRY), "replay", *argv], cwd=paths.REPO,
-                               stdout=out, stderr=err)
+            return process.run([self.binary, *argv], stdout=out, stderr=err,
+                               env=process.debian_env())
 
     def _last(self) -> str:
         lines = [line for line in self.log.read_text(errors="replace").splitlines()
-                 if line.strip() and not line.startswith(("make", "built"))]
+                 if line.strip()]
         return lines[-1] if lines else f"see {self.log}"
 
-    def governors(self) -> List[Governor]:
-        out = self.log.with_name("lab-list.tsv")
-        if self._run(["list", "--tsv"], out) != 0:
-            raise Fatal(f"the replay lab did not build (see {self.log})")
-        govs = parse_list(out.read_text())
-        out.unlink()
+    def _platform(self, table: str) -> List[str]:
+        """--platform, after the corpus when the table is named, not a file."""
+        if "/" in table or table.endswith(".plat"):
+            return ["--platform", table]
+        return [*self.data, "--platform", table]
+
+    def governors(self) -> List[lab.LabGovernor]:
+        govs = lab.governors(self.binary)
         if not any(g.role == "base" for g in govs):
-            raise Fatal(f"the replay lab lists no base-tree governor (see {self.log})")
+            raise Fatal(f"the replay lab lists no base-tree governor ({self.binary})")
         return govs
 
     def convert(self, recording: Path, trace: Path, table: str, hz: str) -> None:
-        if self._run(["convert", "--hz", hz, "--platform", table, str(recording),
-                      str(trace)], self.log.with_name("lab-convert.out")) != 0:
+        if self._run(["convert", "--hz", hz, *self._platform(table), recording, trace],
+                     self.log.with_name("lab-convert.out")) != 0:
             raise Fatal(f"{recording}: not a recording the lab can convert: {self._last()}")
         self.log.with_name("lab-convert.out").unlink(missing_ok=True)
 
     def run(self, trace: Path, table: str, label: str, display: Path, out: Path) -> Any:
         """Replay trace with governor label; the lab's JSON (its display
         text kept in display, for people)."""
-        if self._run(["run", "--trace", str(trace), "--platform", table, "--gov", label,
-                      "--per-state", "--json", str(out)], display) != 0:
+        if self._run(["run", *self.data, "--trace", trace, "--platform", table, "--gov", label,
+                      "--per-state", "--json", out], display) != 0:
             raise Fatal(f"{trace}: the lab's replay failed: {self._last()}")
         try:
             return json.loads(out.read_text())
         except (OSError, ValueError):
-            raise Fatal(f"{out}: the lab wrote no JSON (it needs 'idle-replay run"
-                        " --json')") from None
+            raise Fatal(f"{out}: the lab wrote no JSON") from None

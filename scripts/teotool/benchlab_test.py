@@ -1,39 +1,31 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The lab's machine-readable output as the benchmark reads it, and which
-lab governor stands for which kernel governor."""
+"""The lab's machine-readable output as the benchmark reads it, which lab
+governor stands for which kernel governor, and a timeline given a PM QoS
+limit."""
 
 import json
 import unittest
 from pathlib import Path
 
-from teotool import benchlab
+from teotool import benchlab, lab
 from teotool.ui import Fatal
 
-LIST = ("governor\toracle\toracle\t-\n"
-        "governor\tteo\tours\t/repo/drivers/cpuidle/governors/teo.c\n"
-        "governor\tteo-traced\ttwin\t/repo/drivers/cpuidle/governors/teo.c\n"
-        "governor\tteo-6.12\tbase\t/base/teo.c\n"
-        "governor\tmenu-6.12\tbase\t/base/menu.c\n"
-        "governor\tmenu-7.3\tmainline\t/main/menu.c\n"
-        "platform\trk3399\tArm RK3399\n"
-        "scenario\ts4-fio\tS4\tclosed\n")
+GOVS = [lab.LabGovernor("oracle", "oracle", "-"),
+        lab.LabGovernor("teo", "ours", "/repo/drivers/cpuidle/governors/teo.c"),
+        lab.LabGovernor("teo-traced", "twin", "/repo/drivers/cpuidle/governors/teo.c"),
+        lab.LabGovernor("teo-6.12", "base", "/base/teo.c"),
+        lab.LabGovernor("menu-6.12", "base", "/base/menu.c"),
+        lab.LabGovernor("menu-7.3", "mainline", "/main/menu.c")]
 
 
-class ListTest(unittest.TestCase):
-    def test_parse(self) -> None:
-        govs = benchlab.parse_list(LIST)
-        self.assertEqual([g.label for g in govs],
-                         ["oracle", "teo", "teo-traced", "teo-6.12", "menu-6.12", "menu-7.3"])
-        self.assertEqual(govs[3], benchlab.Governor("teo-6.12", "base", "/base/teo.c"))
-
+class LabelTest(unittest.TestCase):
     def test_labels(self) -> None:
-        govs = benchlab.parse_list(LIST)
-        self.assertEqual(benchlab.label_for("teo", {}, govs), "teo")
-        self.assertEqual(benchlab.label_for("menu", {}, govs), "menu-6.12")
-        self.assertEqual(benchlab.label_for("ladder", {}, govs), "")
-        self.assertEqual(benchlab.label_for("teo", {"teo": "teo-base"}, govs), "teo-6.12")
-        self.assertEqual(benchlab.label_for("menu", {"menu": "menu-7.3"}, govs), "menu-7.3")
-        self.assertEqual(benchlab.resolve("teo-base", benchlab.parse_list("")), "")
+        self.assertEqual(benchlab.label_for("teo", {}, GOVS), "teo")
+        self.assertEqual(benchlab.label_for("menu", {}, GOVS), "menu-6.12")
+        self.assertEqual(benchlab.label_for("ladder", {}, GOVS), "")
+        self.assertEqual(benchlab.label_for("teo", {"teo": "teo-base"}, GOVS), "teo-6.12")
+        self.assertEqual(benchlab.label_for("menu", {"menu": "menu-7.3"}, GOVS), "menu-7.3")
+        self.assertEqual(benchlab.resolve("teo-base", []), "")
 
 
 class QosTest(unittest.TestCase):

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Tuple
 from unittest import mock
 
-from teotool import benchlab, benchreport, stats
+from teotool import benchlab, benchreport, lab, stats
 from teotool.testing import TEO, ScratchTest
 from teotool.paths import PACKAGE
 from teotool.ui import Fatal, UsageError
@@ -34,14 +34,14 @@ def lab_rows() -> Dict[Tuple[str, str, str], Tuple[str, List[List[float]]]]:
 class FakeLab:
     """benchlab.Lab without the lab: the numbers of fixture e as the
     lab's run --json gives them."""
-    govs = [benchlab.Governor("teo", "ours", "teo.c"),
-            benchlab.Governor("teo-6.12", "base", "base/teo.c"),
-            benchlab.Governor("menu-6.12", "base", "base/menu.c")]
+    govs = [lab.LabGovernor("teo", "ours", "teo.c"),
+            lab.LabGovernor("teo-6.12", "base", "base/teo.c"),
+            lab.LabGovernor("menu-6.12", "base", "base/menu.c")]
 
     def __init__(self, log: Path) -> None:
         self.calls: List[str] = []
 
-    def governors(self) -> List[benchlab.Governor]:
+    def governors(self) -> List[lab.LabGovernor]:
         return self.govs
 
     def convert(self, recording: Path, trace: Path, table: str, hz: str) -> None:
