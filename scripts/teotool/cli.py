@@ -12,17 +12,12 @@ import sys
 from pathlib import Path
 from typing import Dict, List, NoReturn, Optional, Sequence, Tuple
 
-from teotool import (checks, deps, faulttest, fetch, kselftest, kunit, mutants, paths,
-                     process, replay, reports, series, style, tree, ui, vm)
+from teotool import (bench, checks, deps, faulttest, fetch, kselftest, kunit, mutants,
+                     paths, process, replay, reports, series, style, tree, ui, vm, vmbench)
 from teotool.ui import Fatal, UsageError
 
-# Commands that run a bash script (name: script, help).
-DELEGATED: Dict[str, Tuple[str, str]] = {
-    "run": ("vm-bench.sh", "the main job: build the patched kernel, boot it in"
-            " QEMU on an emulated idle platform and compare teo with menu on"
-            " workloads"),
-    "bench": ("bench.sh", "the A/B workload benchmark"),
-}
+# Commands that run a bash script (name: script, help); none are left.
+DELEGATED: Dict[str, Tuple[str, str]] = {}
 
 DESCRIPTION = """\
 Main commands:
@@ -127,6 +122,15 @@ def build_parser() -> Parser:
 
     for name, (script, help_) in DELEGATED.items():
         sub.add_parser(name, help=f"{help_} (scripts/{script})", add_help=False)
+
+    for name, help_, module in (
+            ("run", "the main job: build the patched kernel, boot it in QEMU on an"
+             " emulated idle platform and compare teo with menu on workloads", vmbench),
+            ("bench", "the A/B workload benchmark (bare metal as root, or inside the VM)",
+             bench)):
+        p = command(name, help_, module.DESCRIPTION)
+        module.add_arguments(p)
+        p.set_defaults(func=module.main)
 
     p = command("check", "all tests (the README's test command)", _check_description())
     p.add_argument("--extended", action="store_true",
@@ -290,6 +294,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             raise UsageError(f"unknown command '{argv[0]}'")
         if argv[0] == "help":
             argv = ["--help"]
+        if argv[0] == "bench":
+            argv = [argv[0], *bench.join_values(argv[1:])]
         with process.stop_signals_raise():
             args = parser.parse_args(argv)
             status: int = args.func(args)

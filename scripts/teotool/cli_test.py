@@ -99,7 +99,7 @@ BAD_INPUT: List[Tuple[str, int, str, List[str], Dict[str, str]]] = [
 
 # name: (pattern on stdout, argv)
 HELP: List[Tuple[str, str, List[str]]] = [
-    ("teo run --help: help, no dependency check", "usage: vm-bench.sh", [TEO, "run", "--help"]),
+    ("teo run --help: help, no dependency check", "usage: teo run", [TEO, "run", "--help"]),
     ("teo check --help", "usage: teo check", [TEO, "check", "--help"]),
     ("teo faulttest --help", "usage: teo faulttest", [TEO, "faulttest", "--help"]),
     ("teo kselftest --help", "--restricted MODE", [TEO, "kselftest", "--help"]),

@@ -36,6 +36,8 @@ LAB_INTENDED = IDLE_REPLAY / "intended-differences"
 LAB_EXTRACT = IDLE_REPLAY / "extract-tables.py"
 LAB_TESTS = IDLE_REPLAY / "tests"
 TEO_MUTANTS = REPO / "tools" / "teo-mutants"
+# The benchmark's workload programs (C), built into bench_programs().
+TEO_BENCH = REPO / "tools" / "teo-bench"
 
 # The in-tree paths this repository owns; each is copied over the base tree.
 OVERLAY_PATHS: Tuple[str, ...] = (
@@ -155,6 +157,21 @@ def kunit_qemu() -> Path:
 def kvm_probe() -> Path:
     """The test VM's cached verdicts on booting under KVM (vm.py)."""
     return cache() / "kvm-probe"
+
+
+def bench_results() -> Path:
+    """Results of "scripts/teo bench", one folder per run."""
+    return cache() / "bench"
+
+
+def vm_bench_results() -> Path:
+    """Results of "scripts/teo run", one folder per run, latest/ the newest."""
+    return cache() / "vm-bench"
+
+
+def bench_programs() -> Path:
+    """The benchmark's workload programs, one folder per source version."""
+    return cache() / "teo-bench"
 
 
 def shell_env() -> str:

@@ -2,13 +2,14 @@
 """The only place that computes medians, percentiles, the exact
 Mann-Whitney test and the total variation distance.
 
-The definitions are those of the workload benchmark's summary (bench.sh,
-whose awk and jq they replace when it is ported): a median of an even
-number of runs is the mean of the middle two; a latency histogram's
-percentile p is the smallest bucket at which the cumulative count reaches
-p % of all samples; the U statistic counts ties one half and its two-sided
-p is exact (with ties, approximate); TVD is in percent, 0 for the same
-shares, 100 for disjoint ones.
+The definitions are those the workload benchmark's summary had in
+bench.sh's awk and jq before it was ported onto this module (stats_test
+holds what those printed): a median of an even number of runs is the mean
+of the middle two; a latency histogram's percentile p is the smallest
+bucket at which the cumulative count reaches p % of all samples; the U
+statistic counts ties one half and its two-sided p is exact (with ties,
+approximate); TVD is in percent, 0 for the same shares, 100 for disjoint
+ones.
 """
 
 import functools
@@ -50,7 +51,15 @@ def median_text(values: Sequence[str]) -> str:
     n = len(s)
     if n % 2 or s[n // 2].startswith(OVERFLOW_PREFIX):
         return s[(n - 1) // 2] if n % 2 else s[n // 2]
-    return f"{(float(s[n // 2 - 1]) + float(s[n // 2])) / 2:g}"
+    return number_text((float(s[n // 2 - 1]) + float(s[n // 2])) / 2)
+
+
+def number_text(value: float) -> str:
+    """A computed number as the summaries print it (awk's way): a whole
+    number in full, anything else with six significant digits."""
+    if value == int(value) and abs(value) < 1e16:
+        return str(int(value))
+    return f"{value:.6g}"
 
 
 def histogram_percentile(hist: Mapping[int, int], p: float,

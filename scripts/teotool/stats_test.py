@@ -1,107 +1,102 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The statistics agree with the benchmark's: each function is checked
-against bench.sh's own awk (and jq) definitions, run on the same random
-inputs, and against a report bench.sh prints.  (When bench.sh is ported
-onto this module, these become fixed-value tests.)"""
+"""The statistics keep the definitions of the benchmark's summary as
+bench.sh computed them in awk and jq before it was ported: the expected
+values below are what its awk functions (median, mwu, tvd) and its jq
+program for cyclictest's percentiles printed for the same inputs."""
 
-import json
-import random
-import re
-import subprocess
 import unittest
-from typing import Dict, List, Sequence
 
-from teotool import paths, stats
-from teotool.testing import ScratchTest
+from teotool import stats
 
-BENCH = paths.SCRIPTS / "bench.sh"
+# (values, the median bench.sh printed)
+MEDIANS = [
+    ([7, 1], 4),
+    ([2.5, 3, 3, 1, 7, 400], 3),
+    ([1, 10.25, 2.5, 2.5, 2], 2.5),
+    ([2, 10.25, 7, 10.25, 400], 10.25),
+    ([3, 400, 7, 11], 9),
+    ([11], 11),
+    ([2.5, 11, 400, 2.5, 10.25], 10.25),
+    ([7, 400], 203.5),
+    ([3, 11, 10.25, 3], 6.625),
+    ([2], 2),
+    ([7, 7, 11, 10.25, 11, 400, 7], 10.25),
+    ([7, 400, 2.5, 7, 400, 1, 11], 7),
+]
+# (A, B, U of A over B, exact two-sided p), ties among them
+MANN_WHITNEY = [
+    ([400, 7], [11, 2], 3, 0.6666666667),
+    ([2], [10.25, 2.5, 2, 400, 3], 0.5, 0.3333333333),
+    ([11, 10.25], [2.5], 2, 0.6666666667),
+    ([400, 2.5, 3, 11], [2, 11, 11], 7, 0.8571428571),
+    ([11, 2, 2, 7, 7, 2.5], [2, 11], 5.5, 0.8571428571),
+    ([400], [2.5, 1, 2, 3], 4, 0.4),
+    ([10.25, 11, 2.5, 11], [7, 11, 3], 7, 0.8571428571),
+    ([7], [10.25, 1, 7, 1, 7], 3, 1),
+    ([11, 11, 11, 2, 11, 10.25], [10.25, 11, 3, 400, 1, 2.5], 22.5, 0.4848484848),
+    ([10.25], [3], 1, 1),
+    ([11, 1], [2.5], 1, 1),
+    ([11, 3, 7, 7], [2], 4, 0.4),
+]
+# (A, B, TVD in percent)
+TVD = [
+    ([0, 1, 1000, 0, 5], [90, 5, 999, 0, 5], 8.544818441),
+    ([1000, 80], [5, 0], 7.407407407),
+    ([0, 80, 80, 80, 80], [5, 5, 999, 999, 999], 24.83372132),
+    ([0, 5, 1, 1, 1, 1000], [5, 2, 999, 2, 5, 2], 99.30829228),
+    ([5, 80, 0], [999, 2, 2], 93.91824526),
+    ([80, 0, 5], [0, 5, 0], 100),
+    ([5, 0, 5], [999, 90, 2], 49.81668194),
+    ([80], [5], 0),
+    ([80, 0, 1000, 1, 5, 1], [5, 999, 90, 2, 2, 999], 95.19035166),
+    ([80, 0, 5], [2, 2, 999], 93.91824526),
+]
+# (cyclictest's histograms summed over its threads, the samples counted
+# by the threads (overflows beyond the buckets included), p99, p99.9)
+HISTOGRAMS = [
+    ({5: 1, 7: 71, 8: 30, 19: 9, 34: 33, 47: 46, 54: 11, 55: 12, 2: 2, 3: 45, 6: 38, 27: 3,
+      28: 45, 44: 36, 10: 27, 13: 28, 18: 49, 25: 4, 40: 35, 41: 1, 50: 44}, 576,
+     ">10000", ">10000"),
+    ({4: 37, 5: 42, 11: 32, 22: 28, 41: 2, 43: 48, 47: 29, 51: 16, 3: 33, 15: 47, 30: 16,
+      31: 15, 34: 45, 36: 50, 39: 38, 50: 7, 1: 17, 23: 42, 25: 33, 28: 39, 44: 14, 46: 5},
+     638, "51", ">10000"),
+    ({19: 33, 21: 2, 23: 27, 26: 13, 31: 34, 32: 13, 33: 18, 54: 34, 2: 10, 4: 7, 6: 19,
+      8: 18, 24: 21, 37: 44, 44: 24, 46: 15}, 332, "54", "54"),
+    ({1: 6, 8: 73, 18: 43, 21: 26, 35: 33, 40: 46, 51: 10, 56: 28, 23: 77, 30: 4, 38: 31,
+      39: 1, 46: 49, 57: 10, 4: 15, 12: 13, 14: 40, 16: 14, 17: 31, 52: 25}, 581,
+     ">10000", ">10000"),
+    ({15: 8, 16: 32, 25: 25, 38: 23, 52: 103, 54: 43, 58: 19, 59: 46, 8: 34, 14: 24, 28: 31,
+      29: 4, 32: 41, 33: 38, 53: 29, 4: 40, 18: 47, 26: 16, 39: 31, 41: 16, 43: 15, 49: 48},
+     716, "59", ">10000"),
+    ({16: 7, 30: 45, 38: 39, 46: 45, 51: 26, 54: 22, 56: 31, 59: 13}, 231, ">10000", ">10000"),
+]
 
 
-def awk_function(name: str) -> str:
-    """The text of awk function name as bench.sh defines it."""
-    text = BENCH.read_text()
-    m = re.search(rf"^(\t+)function {name}\(.*?^\1\}}$", text, re.M | re.S)
-    assert m, f"bench.sh defines no awk function {name}"
-    return m.group(0)
-
-
-def awk(functions: Sequence[str], begin: str) -> str:
-    program = "\n".join(awk_function(f) for f in functions) + f"\nBEGIN {{ {begin} }}"
-    return subprocess.run(["awk", program], capture_output=True, text=True, check=True).stdout
-
-
-def words(values: Sequence[float]) -> str:
-    return " ".join(f"{v:g}" for v in values)
-
-
-class AgainstBenchTest(unittest.TestCase):
-    def setUp(self) -> None:
-        self.rng = random.Random(20261202)
-
-    def samples(self, n: int) -> List[float]:
-        # Few distinct values, so that ties occur.
-        return [self.rng.choice([1, 2, 2.5, 3, 7, 10.25, 11, 400]) for _ in range(n)]
-
+class AsBenchShTest(unittest.TestCase):
     def test_median(self) -> None:
-        cases = [self.samples(self.rng.randint(1, 7)) for _ in range(40)]
-        begin = " ".join(f'print median("{words(c)}");' for c in cases)
-        got = awk(["sorted", "median"], "OFMT = \"%.10g\"; " + begin).split()
-        for case, line in zip(cases, got):
-            with self.subTest(values=case):
-                self.assertAlmostEqual(stats.median(case), float(line))
+        for values, want in MEDIANS:
+            with self.subTest(values=values):
+                self.assertAlmostEqual(stats.median(values), want)
 
     def test_mann_whitney(self) -> None:
-        cases = [(self.samples(self.rng.randint(1, 6)), self.samples(self.rng.randint(1, 6)))
-                 for _ in range(40)]
-        begin = " ".join(f'mwu("{words(a)}", "{words(b)}"); printf "%.10g %.10g\\n", mwu_u, mwu_p;'
-                         for a, b in cases)
-        lines = awk(["ways", "mwu"], begin).splitlines()
-        for (a, b), line in zip(cases, lines):
+        for a, b, want_u, want_p in MANN_WHITNEY:
             with self.subTest(a=a, b=b):
                 u, p = stats.mann_whitney(a, b)
-                want_u, want_p = (float(x) for x in line.split())
                 self.assertEqual(u, want_u)
                 self.assertAlmostEqual(p, want_p, places=9)
 
     def test_tvd(self) -> None:
-        begin = ""
-        cases = []
-        for _ in range(30):
-            n = self.rng.randint(1, 6)
-            a = [self.rng.choice([0, 1, 5, 80, 1000]) for _ in range(n)]
-            b = [self.rng.choice([0, 2, 5, 90, 999]) for _ in range(n)]
-            cases.append((a, b))
-            fill = " ".join(f"A[{i}] = {x}; B[{i}] = {y};" for i, (x, y) in enumerate(zip(a, b)))
-            begin += (f"delete A; delete B; {fill} printf \"%.10g\\n\","
-                      f" tvd(A, {sum(a)}, B, {sum(b)}, {n});")
-        for (a, b), line in zip(cases, awk(["tvd"], begin).splitlines()):
+        for a, b, want in TVD:
             with self.subTest(a=a, b=b):
-                self.assertAlmostEqual(stats.tvd(a, b), float(line), places=7)
+                self.assertAlmostEqual(stats.tvd(a, b), want, places=7)
 
     def test_histogram_percentile(self) -> None:
-        """bench.sh's jq: cyclictest's histograms summed over the threads,
-        overflow samples (cycles beyond the buckets) counted."""
-        m = re.search(r"jq -er '(\[\.thread\[\]\] as \$t.*?)' \\\n", BENCH.read_text(), re.S)
-        assert m, "no cyclictest jq program in bench.sh"
-        for _ in range(20):
-            threads = []
-            for _ in range(self.rng.randint(1, 3)):
-                hist = {str(us): self.rng.randint(0, 50) for us in
-                        sorted(self.rng.sample(range(1, 60), 8))}
-                cycles = sum(hist.values()) + self.rng.choice([0, 0, 3])
-                threads.append({"cycles": cycles, "avg": 5.0, "max": 99, "histogram": hist})
-            out = subprocess.run(["jq", "-er", m.group(1)], input=json.dumps({"thread": threads}),
-                                 capture_output=True, text=True, check=True).stdout
-            fields = dict(kv.split("=") for kv in out.split()[1].split(","))
-            merged: Dict[int, int] = {}
-            for t in threads:
-                for us, c in t["histogram"].items():  # type: ignore[attr-defined]
-                    merged[int(us)] = merged.get(int(us), 0) + c
-            total = sum(int(t["cycles"]) for t in threads)  # type: ignore[call-overload]
-            for p, key in ((99, "p99"), (99.9, "p99.9")):
-                got = stats.histogram_percentile(merged, p, total)
-                self.assertEqual(">10000" if got is None else str(got), fields[key],
-                                 f"{key} of {threads}")
+        """A percentile beyond the last bucket is an overflow (None)."""
+        for hist, total, p99, p999 in HISTOGRAMS:
+            for p, want in ((99, p99), (99.9, p999)):
+                with self.subTest(p=p, total=total):
+                    got = stats.histogram_percentile(hist, p, total)
+                    self.assertEqual(">10000" if got is None else str(got), want)
 
 
 class FixedValuesTest(unittest.TestCase):
@@ -119,6 +114,13 @@ class FixedValuesTest(unittest.TestCase):
         self.assertEqual(stats.sorted_values(["10", "9", ">10000", "1.5"]),
                          ["1.5", "9", "10", ">10000"])
 
+    def test_number_text(self) -> None:
+        """Whole numbers in full (awk prints 1234568, not 1.23457e+06)."""
+        self.assertEqual(stats.number_text(1234568.0), "1234568")
+        self.assertEqual(stats.number_text(3745.45), "3745.45")
+        self.assertEqual(stats.number_text(1234567.5), "1.23457e+06")
+        self.assertEqual(stats.median_text(["1234567", "1234569"]), "1234568")
+
     def test_tvd_bounds(self) -> None:
         self.assertEqual(stats.tvd([1, 0], [0, 1]), 100)
         self.assertEqual(stats.tvd([2, 2], [1, 1]), 0)
@@ -126,47 +128,6 @@ class FixedValuesTest(unittest.TestCase):
     def test_relative_change(self) -> None:
         self.assertAlmostEqual(stats.relative_change(642, 722), -11.0803, places=3)
         self.assertEqual(stats.relative_change(1, 0), 0)
-
-
-class BenchReportTest(ScratchTest):
-    """bench.sh's report on made-up runs: medians, p50/p99, ceiling
-    ratios and noise verdicts, and their numbers are this module's."""
-
-    def test_report(self) -> None:
-        rows = ["workload\tgovernor\trun\tmetric\tunit\textra\tC1_usage\tC1_time_us\tC1_above"
-                "\tC1_below\tC2_usage\tC2_time_us\tC2_above\tC2_below"]
-        for r in (1, 2, 3):
-            rows += [f"fio\tteo\t{r}\t{720 + r}\tIOPS (higher is better)\tp50={1300 + r},"
-                     f"p99={2000 + r}\t10\t100\t1\t0\t10\t900\t0\t1",
-                     f"fio\tmenu\t{r}\t{640 + r}\tIOPS (higher is better)\tp50=1400,p99=2400"
-                     "\t10\t500\t1\t0\t10\t500\t0\t1",
-                     f"fio\tceiling\t{r}\t900\tIOPS (higher is better)\t-\t0\t0\t0\t0\t0\t0\t0\t0",
-                     f"hackbench\tteo\t{r}\t1.{r * 3}\ts (lower is better)\t-\t1\t1\t0\t0\t1\t1\t0\t0",
-                     f"hackbench\tmenu\t{r}\t1.{r * 2 + 1}\ts (lower is better)\t-\t1\t1\t0\t0"
-                     "\t1\t1\t0\t0"]
-        (self.tmp / "runs.tsv").write_text("\n".join(rows) + "\n")
-        run = subprocess.run([str(BENCH), "--report", str(self.tmp), "--no-plot"],
-                             capture_output=True, text=True, env=self.env())
-        self.assertEqual(run.returncode, 0, run.stderr)
-        out = run.stdout
-        self.assertIn("menu vs teo: median -11.1 %; the runs do not overlap: menu is worse,"
-                      " beyond the run-to-run spread (Mann-Whitney U=0 of 9, exact two-sided"
-                      " p=0.10, 3+3 runs)", out)
-        self.assertIn("menu vs teo: median -6.3 %; the runs overlap: within the run-to-run"
-                      " noise (Mann-Whitney U=3.5 of 9", out)
-        self.assertIn("against the ceiling (median 900): teo 0.80x, menu 0.71x", out)
-        self.assertIn("median of runs: p50 1302 p99 2002", out)
-        self.assertRegex(out, r"(?m)^  teo +721 722 723 +722 +60 .* 90\.0%")
-        # The same numbers from this module.
-        teo, menu = [721, 722, 723], [641, 642, 643]
-        self.assertEqual(f"{stats.relative_change(stats.median(menu), stats.median(teo)):+.1f}", "-11.1")
-        self.assertEqual(stats.mann_whitney(menu, teo), (0.0, 0.1))
-        u, p = stats.mann_whitney([1.3, 1.5, 1.7], [1.3, 1.6, 1.9])
-        self.assertEqual(u, 3.5)
-        m = re.search(r"U=3\.5 of 9, exact two-sided p=([0-9.]+)", out)
-        assert m
-        self.assertEqual(f"{p:.2f}", m.group(1))
-        self.assertEqual(f"{stats.median(teo) / stats.median([900, 900, 900]):.2f}", "0.80")
 
 
 if __name__ == "__main__":
