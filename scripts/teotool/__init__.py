@@ -27,7 +27,6 @@ One concern per module, as in the kernel's tools/testing/kunit/:
   labcheck   "scripts/teo replay check": the gates, contract and trace gate
   labtests   the lab's tests that the check runs after its gates
   mutants    "scripts/teo mutants": the KUnit mutation check
-  shell      what scripts/lib.sh asks of this package for the bash scripts
   testing    helpers of the unit tests
 
 Each module has its unit tests beside it in NAME_test.py, run with

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """The summary on fixed runs: testdata/benchreport/*/report.txt and
-residency.dat are what bench.sh printed and wrote for the same runs.tsv
-before it was ported (its awk summary and its lab table), so the port
-must give them byte for byte."""
+residency.dat are what the bash benchmark printed and wrote for the same
+runs.tsv before the port (its awk summary and its lab table), so the
+port must give them byte for byte."""
 
 import json
 import shutil
@@ -23,7 +23,8 @@ RECORDING = ("cpus=2\n"
 
 
 def lab_rows() -> Dict[Tuple[str, str, str], Tuple[str, List[List[float]]]]:
-    """The lab's per-state counts of fixture e, as bench.sh kept them."""
+    """The lab's per-state counts of fixture e, as the bash benchmark kept
+    them."""
     rows: Dict[Tuple[str, str, str], Tuple[str, List[List[float]]]] = {}
     for line in (DATA / "e" / "lab.tsv").read_text().splitlines():
         w, g, r, label, _, *counts = line.split("\t")
@@ -95,8 +96,8 @@ class SummaryTest(unittest.TestCase):
 
 class ReportTest(ScratchTest):
     def test_overflow_median(self) -> None:
-        """An overflowed percentile sorts above every number (bench.sh's
-        awk sorted it as 0: the one place the port differs)."""
+        """An overflowed percentile sorts above every number (the bash
+        benchmark's awk sorted it as 0: the one place the port differs)."""
         rows = ("workload\tgovernor\trun\tmetric\tunit\textra\tC1_usage\tC1_time_us\tC1_above"
                 "\tC1_below\n")
         for r, p99 in ((1, "30"), (2, ">10000"), (3, ">10000")):
@@ -114,7 +115,8 @@ class ReportTest(ScratchTest):
         return folder
 
     def test_report_command(self) -> None:
-        """scripts/teo bench --report prints what bench.sh printed."""
+        """scripts/teo bench --report prints what the bash benchmark
+        printed."""
         folder = self.copy("d")
         run = self.run_cmd([TEO, "bench", "--report", folder, "--no-plot"])
         self.assertEqual(run.returncode, 0, run.stderr)

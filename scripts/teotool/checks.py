@@ -31,10 +31,6 @@ def _teo(*args: str) -> Tuple[str, ...]:
     return (str(paths.ENTRY), *args)
 
 
-def _script(name: str, *args: str) -> Tuple[str, ...]:
-    return (str(paths.SCRIPTS / name), *args)
-
-
 STEPS: Tuple[Step, ...] = (
     Step("deps --lint", _teo("deps", "--lint")),
     Step("test-tools", _teo("test-tools")),

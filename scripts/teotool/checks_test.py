@@ -31,17 +31,5 @@ class StepsTest(unittest.TestCase):
         self.assertEqual(names[0], "01-deps---lint.strace")
 
 
-class EnvironmentTest(unittest.TestCase):
-    def test_lib_sh_takes_the_names_from_paths(self) -> None:
-        import subprocess
-        out = subprocess.run(["bash", "-c", '. "$1"; printf "%s\\n" "$TEO_OVERLAY_PATHS"'
-                              ' "$TEO_MIN_BASE" "$TEO_DEBIAN_PKG" "$PATH"', "x",
-                              str(paths.SCRIPTS / "lib.sh")],
-                             capture_output=True, text=True, check=True).stdout.splitlines()
-        self.assertEqual(out[:len(paths.OVERLAY_PATHS)], list(paths.OVERLAY_PATHS))
-        self.assertEqual(out[len(paths.OVERLAY_PATHS):],
-                         ["1548", paths.DEBIAN_PKG, paths.DEBIAN_PATH])
-
-
 if __name__ == "__main__":
     unittest.main()

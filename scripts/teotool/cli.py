@@ -1,23 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
-"""scripts/teo: the one entry point of the teo tooling.
-
-Its own commands run this package's modules; the rest still run a bash
-script of scripts/ with the arguments as given, until they are ported.
-"""
+"""scripts/teo: the one entry point of the teo tooling; each command runs
+a module of this package."""
 
 import argparse
 import os
 import re
 import sys
 from pathlib import Path
-from typing import Dict, List, NoReturn, Optional, Sequence, Tuple
+from typing import List, NoReturn, Optional
 
 from teotool import (bench, checks, deps, faulttest, fetch, kselftest, kunit, mutants,
                      paths, process, replay, reports, series, style, tree, ui, vm, vmbench)
 from teotool.ui import Fatal, UsageError
-
-# Commands that run a bash script (name: script, help); none are left.
-DELEGATED: Dict[str, Tuple[str, str]] = {}
 
 DESCRIPTION = """\
 Main commands:
@@ -120,9 +114,6 @@ def build_parser() -> Parser:
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
         return p
 
-    for name, (script, help_) in DELEGATED.items():
-        sub.add_parser(name, help=f"{help_} (scripts/{script})", add_help=False)
-
     for name, help_, module in (
             ("run", "the main job: build the patched kernel, boot it in QEMU on an"
              " emulated idle platform and compare teo with menu on workloads", vmbench),
@@ -150,7 +141,7 @@ def build_parser() -> Parser:
     g.add_argument("--lint", action="store_true",
                    help="static checks of deps.list: well formed, no command"
                    " listed twice, every package known to apt, every command a"
-                   " script or module asks for with need_cmd listed")
+                   " module asks for with need_cmd listed")
     g.add_argument("--audit", metavar="DIR",
                    help="check that every program the execve logs in DIR"
                    " (DIR/*.strace of 'check', DIR/*.execs) show run outside"
@@ -274,11 +265,6 @@ def _short(arg: str) -> str:
     return os.path.relpath(arg, paths.REPO) if arg.startswith("/") else arg
 
 
-def _delegate(name: str, args: Sequence[str]) -> NoReturn:
-    script = str(paths.SCRIPTS / DELEGATED[name][0])
-    os.execv(script, [script, *args])
-
-
 def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     ui.set_prog("teo")
@@ -287,8 +273,6 @@ def main(argv: Optional[List[str]] = None) -> int:
         if not argv:
             build_parser().print_help(sys.stderr)
             raise UsageError("no command given")
-        if argv[0] in DELEGATED:
-            _delegate(argv[0], argv[1:])
         parser = build_parser()
         if not argv[0].startswith("-") and argv[0] not in parser_commands(parser):
             raise UsageError(f"unknown command '{argv[0]}'")

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Bad input on every command fails early with one clear line and changes
 nothing; --help prints help and does nothing else.  The commands run as a
-user runs them: scripts/teo and the bash scripts it still calls."""
+user runs them: scripts/teo and the entry scripts kept beside it."""
 
 import os
 import shutil
@@ -10,7 +10,6 @@ import unittest
 from pathlib import Path
 from typing import Callable, Dict, List, Tuple
 
-from teotool import cli
 from teotool.testing import TEO, SCRIPTS, ScratchTest, is_root
 
 T = "{tmp}"  # the test's scratch folder, in arguments and patterns
@@ -103,7 +102,6 @@ HELP: List[Tuple[str, str, List[str]]] = [
     ("teo check --help", "usage: teo check", [TEO, "check", "--help"]),
     ("teo faulttest --help", "usage: teo faulttest", [TEO, "faulttest", "--help"]),
     ("teo kselftest --help", "--restricted MODE", [TEO, "kselftest", "--help"]),
-    ("scripts/vm.sh --help: the wrapper", "usage: teo vm", [str(SCRIPTS / "vm.sh"), "--help"]),
     ("teo vm --help", "--hz N", [TEO, "vm", "--help"]),
     ("teo bench --help", "--ceiling-states", [TEO, "bench", "--help"]),
     ("teo --help names every command", "test-tools", [TEO, "--help"]),
@@ -159,12 +157,12 @@ class VmArgumentsTest(ScratchTest):
     def test_states_poll_is_accepted(self) -> None:
         """"--states poll" is one polling state, which the module accepts."""
         for args in (["--states", "poll"], ["--states", "poll,1/1", "--hz", "1000", "--debug"]):
-            run = self.run_cmd([SCRIPTS / "vm.sh", *args, "--check-args"])
+            run = self.run_cmd([TEO, "vm", *args, "--check-args"])
             self.assertEqual(run.returncode, 0, run.stderr)
 
 
 class RecordingTest(ScratchTest):
-    """--record and the replay of recordings (bench.sh --report): bad
+    """--record and the replay of recordings (scripts/teo bench --report): bad
     input is named before anything is printed, built or measured."""
 
     def setUp(self) -> None:
@@ -176,41 +174,41 @@ class RecordingTest(ScratchTest):
             "fio\tteo\t1\t700\tIOPS (higher is better)\t-\t10\t100\t0\t0\n")
         (self.rec / "platform.plat").write_text("name recorded\nstate C1 1 1\n")
         self.trace = self.rec / "record" / "fio-teo-1.txt"
-        self.bench = str(SCRIPTS / "bench.sh")
+        self.bench = [TEO, "bench"]
 
     def test_empty_recording(self) -> None:
         self.trace.write_text("")
         self.assertBadInput(1, "fio-teo-1.txt: empty recording",
-                            [self.bench, "--report", self.rec, "--no-plot"])
+                            [*self.bench, "--report", self.rec, "--no-plot"])
 
     def test_recording_without_idle_events(self) -> None:
         self.trace.write_text("cpus=2\n   fio-1 [000] 1.000000: sched_switch: fio:1 [120] S"
                               " ==> swapper/0:0 [120]\n")
         self.assertBadInput(1, "fio-teo-1.txt: not a trace-cmd report of a run: no cpu_idle event",
-                            [self.bench, "--report", self.rec, "--no-plot"])
+                            [*self.bench, "--report", self.rec, "--no-plot"])
 
     def test_recordings_without_a_table(self) -> None:
         self.trace.write_text("  <idle>-0 [000] 1.000000: cpu_idle: state=0 cpu_id=0\n")
         (self.rec / "platform.plat").unlink()
         self.assertBadInput(1, f"no lab table for the recordings: {self.rec}/platform.plat is missing",
-                            [self.bench, "--report", self.rec, "--no-plot"])
+                            [*self.bench, "--report", self.rec, "--no-plot"])
 
     def test_lab_platform_missing(self) -> None:
         self.assertBadInput(2, f"--lab-platform: no such file: '{self.tmp}/none.plat'",
-                            [self.bench, "--report", self.rec, "--lab-platform",
+                            [*self.bench, "--report", self.rec, "--lab-platform",
                              self.tmp / "none.plat"])
 
     def test_bad_lab_govs(self) -> None:
         self.assertBadInput(2, "--lab-govs: 'teo' is not KERNEL_GOVERNOR=LAB_LABEL",
-                            [self.bench, "--report", self.rec, "--lab-govs", "teo"])
+                            [*self.bench, "--report", self.rec, "--lab-govs", "teo"])
 
     def test_lab_platform_without_report(self) -> None:
-        self.assertBadInput(2, "go with --report DIR", [self.bench, "--lab-platform", "x.plat"])
+        self.assertBadInput(2, "go with --report DIR", [*self.bench, "--lab-platform", "x.plat"])
 
     def test_record_with_trace_cmd_missing(self) -> None:
         self.assertBadInput(1, f"--record: TEO_TRACE_CMD={self.tmp}/no-trace-cmd is not an"
                             " executable command",
-                            [self.bench, "--record", "-w", "hackbench"],
+                            [*self.bench, "--record", "-w", "hackbench"],
                             {"TEO_TRACE_CMD": str(self.tmp / "no-trace-cmd")})
 
     def test_record_without_trace_cmd(self) -> None:
@@ -219,7 +217,7 @@ class RecordingTest(ScratchTest):
         pattern = "'trace-cmd' not found: it comes from the Debian package trace-cmd"
         found = shutil.which("trace-cmd", path="/usr/bin:/bin")
         if not found:
-            self.assertBadInput(1, pattern, [self.bench, "--record", "-w", "hackbench"])
+            self.assertBadInput(1, pattern, [*self.bench, "--record", "-w", "hackbench"])
             return
         if not is_root():
             self.skipTest("needs root to hide trace-cmd in a mount namespace")
@@ -230,15 +228,11 @@ class RecordingTest(ScratchTest):
         script = ('mount -t overlay overlay -o "lowerdir=$1,upperdir=$2/upper,workdir=$2/work"'
                   ' "$1" && shift 2 && exec "$@"')
         self.assertBadInput(1, pattern, ["unshare", "--mount", "--", "sh", "-c", script, "sh",
-                                         bin_dir, self.tmp / "ovl", self.bench, "--record",
+                                         bin_dir, self.tmp / "ovl", *self.bench, "--record",
                                          "-w", "hackbench"])
 
 
 class ParserTest(unittest.TestCase):
-    def test_every_delegated_script_exists(self) -> None:
-        for script, _ in cli.DELEGATED.values():
-            self.assertTrue((SCRIPTS / script).is_file(), script)
-
     def test_unknown_argument_is_one_line(self) -> None:
         run = subprocess.run([TEO, "style", "--nosuch", "x"], capture_output=True, text=True)
         self.assertEqual(run.returncode, 2)

@@ -141,7 +141,7 @@ def newest_vm_run(release: str, results: Sequence[Path],
 
 
 def vm_section(base_name: str, release: str) -> str:
-    results = list((paths.cache() / "vm-bench").glob("[0-9]*"))
+    results = list(paths.vm_bench_results().glob("[0-9]*"))
     folder, same = newest_vm_run(release, results, governor_changed_at())
     if folder is None:
         return wrap(f"No workload benchmark in the test VM has run on Linux"

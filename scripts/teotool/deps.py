@@ -117,22 +117,13 @@ def install(check_only: bool) -> int:
 
 # --- lint -----------------------------------------------------------------
 
-_BASH_NEED = re.compile(r"^(?:.*\))?\s*need_cmd ([^;|&)#]*)")
 _PY_NEED = re.compile(r"need_cmd\(([^)]*)\)")
-_WORD = re.compile(r"^[A-Za-z0-9_.+-]+$")
 
 
 def needed_commands() -> Set[str]:
-    """Commands the bash scripts (need_cmd, then the commands) and the
-    modules of this package (need_cmd, then the commands as string
-    literals) check for; the tests' own calls are not counted."""
+    """Commands the modules of this package check for (need_cmd, then the
+    commands as string literals); the tests' own calls are not counted."""
     found: Set[str] = set()
-    bash = sorted(paths.SCRIPTS.glob("*.sh")) + sorted(paths.REPO.glob("tools/*/*.sh"))
-    for script in bash:
-        for line in script.read_text(encoding="utf-8").splitlines():
-            m = _BASH_NEED.match(line)
-            if m:
-                found |= {w for w in m.group(1).split() if _WORD.match(w)}
     modules = [m for m in sorted(paths.PACKAGE.glob("*.py"))
                if not m.name.endswith("_test.py") and m.name != "testing.py"]
     for module in modules:

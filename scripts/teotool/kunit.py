@@ -93,7 +93,7 @@ exec {real} "$@"
 def json_path(slot: Path, variant: Variant) -> Path:
     """Where kunit.py writes the result of every case (its --json form):
     TEO_KUNIT_JSON, else VARIANT.json in the private tree's slot.  The
-    KUnit mutation check (scripts/kunit-mutants.sh) reads it."""
+    KUnit mutation check (scripts/teo mutants) reads it."""
     chosen = os.environ.get("TEO_KUNIT_JSON")
     return Path(chosen) if chosen else slot / f"{variant.name}.json"
 

@@ -172,19 +172,3 @@ def vm_bench_results() -> Path:
 def bench_programs() -> Path:
     """The benchmark's workload programs, one folder per source version."""
     return cache() / "teo-bench"
-
-
-def shell_env() -> str:
-    """The names above that the bash scripts use, as shell assignments."""
-    def q(value: object) -> str:
-        return "'" + str(value).replace("'", "'\\''") + "'"
-
-    pairs = {
-        "TEO_CACHE": cache(),
-        "TEO_LOCK": lock(),
-        "TEO_DEBIAN_PKG": DEBIAN_PKG,
-        "TEO_DEBIAN_TARBALL": DEBIAN_TARBALL,
-        "TEO_MIN_BASE": MIN_BASE[0] * 256 + MIN_BASE[1],
-        "TEO_OVERLAY_PATHS": "\n".join(OVERLAY_PATHS),
-    }
-    return "".join(f"{k}={q(v)}\n" for k, v in pairs.items())

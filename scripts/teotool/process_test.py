@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """The build lock says who holds it and is freed on every exit; a signal
-stops the children and removes temporary folders.  Both for the Python
-commands (process.py) and for the bash scripts (lib.sh)."""
+stops the children and removes temporary folders (process.py)."""
 
 import os
 import re
@@ -14,7 +13,7 @@ from pathlib import Path
 from typing import List
 
 from teotool import paths, process
-from teotool.testing import LIB, NOBODY, ScratchTest, is_root
+from teotool.testing import NOBODY, ScratchTest, is_root
 
 PYTHON_HOLDER = """
 import sys, time
@@ -42,6 +41,20 @@ try:
         time.sleep(300)
 except process.Interrupted as stop:
     sys.exit(stop.status)
+"""
+
+# Takes the lock and lets it go; a bad environment is one line and exit
+# status 1, as scripts/teo reports it.
+LOCKER = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from teotool import process, ui
+try:
+    with process.BuildLock():
+        pass
+except ui.Fatal as err:
+    print(err.line(), file=sys.stderr)
+    sys.exit(err.status)
 """
 
 
@@ -87,12 +100,6 @@ class LockTest(ScratchTest):
         self.procs.append(proc)
         return proc
 
-    def bash_holder(self) -> "subprocess.Popen[str]":
-        holder = self.start(["bash", "-c", '. "$1"; build_lock; sleep 60 & wait',
-                             "holder-prog", LIB], stderr=subprocess.DEVNULL)
-        self.assertTrue(wait_for(lambda: self.lock.exists() and self.lock.stat().st_size))
-        return holder
-
     def check_waiter(self, holder: "subprocess.Popen[str]", waiter_argv: List[str]) -> None:
         """A waiter names the holder, then gets the lock once it is freed;
         the record is cleared on release."""
@@ -108,25 +115,12 @@ class LockTest(ScratchTest):
         self.assertIn("got the build lock", rest)
         self.assertEqual(self.lock.read_text(), "", "the record is cleared on release")
 
-    def test_bash_waiter_names_bash_holder(self) -> None:
-        self.check_waiter(self.bash_holder(),
-                          ["bash", "-c", '. "$1"; with_build_lock true', "waiter", LIB])
-
     def test_python_waiter_names_python_holder(self) -> None:
         holder = self.start([sys.executable, "-c", PYTHON_HOLDER, str(paths.SCRIPTS)],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         assert holder.stdout is not None
         self.assertEqual(holder.stdout.readline(), "locked\n")
-        self.check_waiter(holder, [sys.executable, "-c",
-                                   "import sys; sys.path.insert(0, sys.argv[1])\n"
-                                   "from teotool import process\n"
-                                   "with process.BuildLock(): pass", str(paths.SCRIPTS)])
-
-    def test_python_waiter_names_bash_holder(self) -> None:
-        self.check_waiter(self.bash_holder(), [
-            sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1])\n"
-            "from teotool import process\nwith process.BuildLock(): pass",
-            str(paths.SCRIPTS)])
+        self.check_waiter(holder, [sys.executable, "-c", LOCKER, str(paths.SCRIPTS)])
 
     def test_a_blocked_waiter_is_woken_at_once(self) -> None:
         """The wait is flock's own: freed, the lock goes to the waiter at
@@ -151,22 +145,9 @@ class LockTest(ScratchTest):
         self.assertTrue(wait_for(lambda: not lock_is_free(self.lock)))
         self.assertRegex(process.lock_holder(self.lock), rf"^pid {holder.pid} \(\S+ flock ")
 
-    def test_bash_sigterm_cleanup(self) -> None:
-        """SIGTERM stops the process group, removes temporary files, frees
-        the lock (lib.sh)."""
-        script = ('. "$1"; t=$(mktemp -d "$2/sig.XXXXXX"); remove_at_exit "$t"\n'
-                  'build_lock; spawn_group sleep 300; echo "$teo_last" > "$2/child"; wait')
-        self.check_stopped(["bash", "-c", script, "sig-test", LIB, str(self.tmp)], 143)
-
-    def test_bash_sigterm_before_setsid(self) -> None:
-        """A signal that comes before the child has its own group (here a
-        setsid slowed down by two seconds) still stops the child."""
-        script = ('. "$1"; setsid() { sleep 2; command setsid "$@"; }\n'
-                  'spawn_group sleep 300; echo "$teo_last" > "$2/child"; wait')
-        self.check_stopped(["bash", "-c", script, "sig-test", LIB, str(self.tmp)], 143)
-
     def test_python_sigterm_cleanup(self) -> None:
-        """The same for a Python command (process.py)."""
+        """SIGTERM stops the process group, removes temporary folders and
+        frees the lock."""
         self.check_stopped([sys.executable, "-c", PYTHON_VICTIM, str(paths.SCRIPTS),
                             str(self.tmp)], 143)
 
@@ -193,22 +174,6 @@ class LockTest(ScratchTest):
         self.assertTrue(lock_is_free(self.lock), "the lock is still held")
         self.assertIn("interrupted by SIGTERM", err)
 
-    def test_subshell_runs_none_of_the_parents_hooks(self) -> None:
-        """A subshell that takes the lock (a bash script building a kernel)
-        runs its own cleanup only: not the parent's hooks, not the parent's
-        teo_cleanup (taking that over once recursed until bash crashed)."""
-        hook = self.tmp / "hook"
-        script = ('. "$1"; trap "echo script-trap >> $2/hook" EXIT\n'
-                  'at_exit "echo parent-hook >> $2/hook"\n'
-                  '(cd / && with_build_lock true) || exit $?\n'
-                  '(cd / && with_build_lock true) || exit $?\n'
-                  'echo done >> "$2/hook"')
-        run = self.run_cmd(["bash", "-c", script, "sub-test", LIB, self.tmp],
-                           {"TEO_LOCK": str(self.lock)})
-        self.assertEqual(run.returncode, 0, run.stderr)
-        self.assertEqual(hook.read_text().split(), ["done", "parent-hook", "script-trap"])
-        self.assertTrue(lock_is_free(self.lock))
-
 
 @unittest.skipUnless(is_root(), "needs root to act as two users")
 class OtherUserTest(ScratchTest):
@@ -219,7 +184,7 @@ class OtherUserTest(ScratchTest):
         super().setUp()
         self.lock = self.tmp / "lock-test"
         run = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}",
-                              "--clear-groups", "test", "-r", LIB])
+                              "--clear-groups", "test", "-r", str(paths.PACKAGE / "process.py")])
         if run.returncode != 0:
             self.skipTest(f"the repository is not readable by uid {NOBODY}")
 
@@ -232,17 +197,14 @@ class OtherUserTest(ScratchTest):
         self.lock.write_text("")
         os.chown(self.lock, NOBODY, NOBODY)
         self.lock.chmod(0o644)
-        for argv in (["bash", "-c", '. "$1"; with_build_lock true', "t", LIB],
-                     [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1])\n"
-                      "from teotool import process\nwith process.BuildLock(): pass",
-                      str(paths.SCRIPTS)]):
-            run = self.run_cmd(argv, {"TEO_LOCK": str(self.lock)})
-            self.assertEqual(run.returncode, 0, run.stderr)
+        run = self.run_cmd([sys.executable, "-c", LOCKER, str(paths.SCRIPTS)],
+                           {"TEO_LOCK": str(self.lock)})
+        self.assertEqual(run.returncode, 0, run.stderr)
 
     def test_unreadable_lock_of_another_user(self) -> None:
         self.lock.write_text("")
         self.lock.chmod(0o600)
-        run = self.as_nobody(["bash", "-c", '. "$1"; with_build_lock true', "t", LIB],
+        run = self.as_nobody([sys.executable, "-c", LOCKER, str(paths.SCRIPTS)],
                              {"TEO_LOCK": str(self.lock), "TEO_CACHE": str(self.tmp / "c")})
         self.assertEqual(run.returncode, 1, run.stderr)
         self.assertEqual(len(run.stderr.splitlines()), 1, run.stderr)

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """scripts/teo replay as a user runs it: bad arguments are refused with
 one line before anything is built, fetched or locked; --help says what
-each command does; scripts/replay.sh is the same command."""
+each command does."""
 
 import unittest
 from pathlib import Path
@@ -11,7 +11,7 @@ from unittest import mock
 from teotool import lab, paths, replay
 from teotool.cli_test import _method_name, _subst
 from teotool.lab_test import lab_tree
-from teotool.testing import SCRIPTS, TEO, ScratchTest
+from teotool.testing import TEO, ScratchTest
 from teotool.ui import UsageError
 
 GOOD = str(paths.LAB_TESTS / "govh" / "probe.c")
@@ -94,12 +94,6 @@ class ReplayInputTest(ScratchTest):
         self.assertIn("usage: teo replay", run.stderr)
         self.assertTrue(run.stderr.endswith("teo: error: no command given (see --help)\n"))
         self.assertEqual(run.stderr.count("error:"), 1)
-
-    def test_wrapper(self) -> None:
-        """scripts/replay.sh runs scripts/teo replay."""
-        self.assertBadInput(2, "--gov wants LABEL=PATH",
-                            [SCRIPTS / "replay.sh", "report", "--gov", "x"])
-        self.assertHelp("--counts FILE", [SCRIPTS / "replay.sh", "diff", "--help"])
 
 
 def _bad_input_case(status: int, pattern: str, args: List[str],

@@ -56,7 +56,7 @@ class ProfilesTest(unittest.TestCase):
     def test_every_profile_has_the_labs_table(self) -> None:
         """The replay of a recorded VM run uses it; where the module adds
         the POLL state of intel_idle and the lab's table has none
-        (alder-lake, skylake), vm-bench.sh --record adds it to a copy."""
+        (alder-lake, skylake), scripts/teo run --record adds it to a copy."""
         profiles = emu_profiles()
         self.assertGreaterEqual(len(profiles), 10)  # the parser found them all
         for name, want in profiles.items():

@@ -2,9 +2,9 @@
 """The only place that computes medians, percentiles, the exact
 Mann-Whitney test and the total variation distance.
 
-The definitions are those the workload benchmark's summary had in
-bench.sh's awk and jq before it was ported onto this module (stats_test
-holds what those printed): a median of an even number of runs is the mean
+The definitions are those the workload benchmark's summary had in awk
+and jq when it was bash, before it was ported onto this module
+(stats_test holds what those printed): a median of an even number of runs is the mean
 of the middle two; a latency histogram's percentile p is the smallest
 bucket at which the cumulative count reaches p % of all samples; the U
 statistic counts ties one half and its two-sided p is exact (with ties,

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The statistics keep the definitions of the benchmark's summary as
-bench.sh computed them in awk and jq before it was ported: the expected
+"""The statistics keep the definitions of the benchmark's summary as the
+bash benchmark computed them in awk and jq before the port: the expected
 values below are what its awk functions (median, mwu, tvd) and its jq
 program for cyclictest's percentiles printed for the same inputs."""
 
@@ -8,7 +8,7 @@ import unittest
 
 from teotool import stats
 
-# (values, the median bench.sh printed)
+# (values, the median the bash benchmark printed)
 MEDIANS = [
     ([7, 1], 4),
     ([2.5, 3, 3, 1, 7, 400], 3),

@@ -15,7 +15,6 @@ from teotool import paths
 
 TEO = str(paths.ENTRY)
 SCRIPTS = paths.SCRIPTS
-LIB = str(paths.SCRIPTS / "lib.sh")
 NOBODY = 65534
 
 

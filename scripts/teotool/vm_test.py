@@ -177,8 +177,8 @@ class VerdictTest(ScratchTest):
 
 
 class KvmProbeTest(unittest.TestCase):
-    def test_key_as_vm_sh_made_it(self) -> None:
-        """The cached verdicts of vm.sh stay valid."""
+    def test_key_as_the_bash_version_made_it(self) -> None:
+        """The verdicts cached when the VM script was bash stay valid."""
         fields = ["QEMU emulator version 7.2.15", "6.1.0-40-amd64", "host", "6.12.118"]
         want = subprocess.run(["bash", "-c", "printf '%s\\n' \"$@\" | sha1sum | cut -c1-12",
                                "sh", *fields], capture_output=True, text=True,

@@ -162,8 +162,8 @@ def config_digest(images: Images) -> str:
 
 def kernel_stamp(images: Images) -> str:
     """The digest of everything the kernel is built from; the same text
-    vm.sh hashed (sha1sum lines of the overlay's kernel files), so that
-    its builds stay current."""
+    the VM script hashed when it was bash (sha1sum lines of the overlay's
+    kernel files), so that the builds it made stay current."""
     parts = [_read(images.slot / "src.stamp"), f"{config_digest(images)}\n".encode()]
     for rel in paths.OVERLAY_PATHS:
         if not rel.startswith(("drivers/", "include/")):

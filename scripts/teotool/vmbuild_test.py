@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The VM images' stamps change with their inputs and only with them, and
-read as vm.sh's did (its builds stay current); the config check and the
-module's noinstr filter."""
+read as they did when the VM script was bash (its builds stay current);
+the config check and the module's noinstr filter."""
 
 import hashlib
 import subprocess
@@ -35,8 +35,9 @@ class FakeSlot(ScratchTest):
 
 
 class KernelStampTest(FakeSlot):
-    def test_same_text_as_vm_sh(self) -> None:
-        """The digest of what vm.sh hashed with cat, sha1sum and find."""
+    def test_same_text_as_the_bash_version(self) -> None:
+        """The digest of what the bash VM script hashed with cat, sha1sum
+        and find."""
         kernel_paths = " ".join(p for p in paths.OVERLAY_PATHS
                                 if p.startswith(("drivers/", "include/")))
         script = ('cd "$1" && { cat src.stamp; cat "$2" | sha1sum | cut -c1-40;'

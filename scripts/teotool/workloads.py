@@ -148,7 +148,7 @@ def parse_fio(text: str, dev: str) -> Result:
             raise bad
         read = job["read"]
         pct = read["clat_ns"]["percentile"]
-        # In us with one decimal, rounded as bench.sh's jq did.
+        # In us with one decimal, rounded as the bash benchmark's jq did.
         return Result(number(jq_round(read["iops"] * 10) / 10),
                       [("p50", number(jq_round(pct["50.000000"] / 100) / 10)),
                        ("p99", number(jq_round(pct["99.000000"] / 100) / 10))])

@@ -21,7 +21,8 @@ FIO = {"jobs": [{"error": 0, "read": {"iops": 649.34999, "clat_ns": {"percentile
 
 class ParseTest(unittest.TestCase):
     def test_fio(self) -> None:
-        """IOPS and us with one decimal, rounded as bench.sh's jq did."""
+        """IOPS and us with one decimal, rounded as the bash benchmark's jq
+        did."""
         r = workloads.parse_fio("fio-3.33 note\n" + json.dumps(FIO), "/dev/vda")
         self.assertEqual((r.metric, r.extras), ("649.3", [("p50", "1368.1"), ("p99", "4014.1")]))
         whole: Dict[str, Any] = json.loads(json.dumps(FIO))

@@ -1,13 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Guest side of the VM fault test (scripts/vm-faulttest.sh runs it in the
+# Guest side of the VM fault test (scripts/teo faulttest runs it in the
 # debug VM): CPU hotplug, governor switching and state toggling in a loop
 # under fio IO, then unloading and reloading the emulated idle driver while
 # the guest is idle.  Prints what it did; exits non-zero on the first
 # operation that fails.  The host checks the kernel log for splats.
 #
 # usage: faulttest-guest.sh FIO_SECONDS RELOADS
-# Environment (set by scripts/vm.sh): TEO_EMU_KO, TEO_EMU_ARGS.
+# Environment (set by scripts/teo vm): TEO_EMU_KO, TEO_EMU_ARGS.
 set -eu
 
 fio_s=${1:?fio seconds}

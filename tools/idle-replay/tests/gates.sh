@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
-# Negative tests of the gates of 'scripts/replay.sh check': governors built
+# Negative tests of the gates of 'scripts/teo replay check': governors built
 # wrong on purpose (tests/gates/wrong-*.c) judged as if they were ours, and
 # documented-misses and intended-differences files that must fail; before
 # them the tests of the machine-readable output (tests/outputs.sh).  Each
 # runs one scenario on one table, so the whole set takes about a minute.
-# Sourced by scripts/replay.sh.
+# Sourced by tests/tooling.sh, which scripts/teo replay check runs.
 # shellcheck shell=bash
-# shellcheck disable=SC2154 # base, mainline, data_args, LAB, ...: replay.sh
+# shellcheck disable=SC2154 # base, mainline, data_args, LAB, ...: tooling.sh
 
 GT=$LAB/tests/gates
 

@@ -6,7 +6,7 @@
 # written, with a value that rounds to the one shown.  Sourced by
 # tests/gates.sh; each test runs one scenario family on one table.
 # shellcheck shell=bash
-# shellcheck disable=SC2154 # data_args, GATES, LAB: set by replay.sh
+# shellcheck disable=SC2154 # data_args, GATES, LAB: set by tests/tooling.sh
 
 # Compare display keys $1 with file keys $2 as above; print the number of
 # values compared, or the first disagreement (exit 1).

@@ -1,5 +1,0 @@
-#!/bin/bash
-# SPDX-License-Identifier: GPL-2.0
-# Kept for the callers of the bash version: this is "scripts/teo vm" now
-# (scripts/teotool/vm.py).
-exec "$(dirname "$0")/teo" vm "$@"
