@@ -145,6 +145,18 @@ static double round_of(struct bench *b, struct cpuidle_governor *gov, u64 *mis)
 }
 
 /* The numbers of the table above, one row per governor, for programs. */
+/*
+ * The governor's measured ns per call plus its sleep-length calls at the
+ * price costs.conf charges for each: what one selection costs the idle
+ * path, the query included.
+ */
+static double with_sleep_length(const struct bench *b)
+{
+	if (!b->calls)
+		return NAN;
+	return b->ns[0] + (double)b->sleep_calls * replay_sleep_length_ns / b->calls;
+}
+
 static void overhead_tsv(const char *path, const struct bench *b, int n,
 			 double ref_ns)
 {
@@ -152,7 +164,7 @@ static void overhead_tsv(const char *path, const struct bench *b, int n,
 	FILE *f = output_file(o);
 	int g;
 
-	fprintf(f, "governor\tcalls\tns_per_call\tvs_mainline_teo\tplayback_faithful\tsleep_length_calls_per_select\tloop_ns_per_call\n");
+	fprintf(f, "governor\tcalls\tns_per_call\tvs_mainline_teo\tplayback_faithful\tsleep_length_calls_per_select\tns_with_sleep_length\tloop_ns_per_call\n");
 	for (g = 0; g < n; g++) {
 		fprintf(f, "%s\t%llu\t", b[g].g->label, (unsigned long long)b[g].calls);
 		tsv_num(f, b[g].ns[0], 3);
@@ -160,6 +172,8 @@ static void overhead_tsv(const char *path, const struct bench *b, int n,
 		tsv_num(f, ref_ns > 0 ? b[g].ns[0] / ref_ns : NAN, 4);
 		fprintf(f, "\t%s\t", b[g].mismatches ? "no" : "yes");
 		tsv_num(f, b[g].calls ? (double)b[g].sleep_calls / b[g].calls : NAN, 4);
+		fputc('\t', f);
+		tsv_num(f, with_sleep_length(&b[g]), 3);
 		fputc('\t', f);
 		tsv_num(f, b[0].null_ns[0], 3);
 		fputc('\n', f);
@@ -207,7 +221,7 @@ int cmd_overhead(int argc, char **argv)
 	}
 	printf("governor overhead: ns per select() + reflect(), -O2, fastest of %d rounds, each governor's own recorded calls on %zu scenarios; informational, never a gate\n\n",
 	       rounds, ARRAY_SIZE(bench_scenarios));
-	printf("| governor | calls | ns per call | vs %s | playback faithful | sleep-length calls per select |\n|---|---:|---:|---:|---|---:|\n",
+	printf("| governor | calls | ns per call | vs %s | playback faithful | sleep-length calls per select | ns with the sleep length |\n|---|---:|---:|---:|---|---:|---:|\n",
 	       ref ? ref->label : "(no mainline teo)");
 	for (g = 0; g < n; g++) {
 		double net = b[g].ns[0];
@@ -218,12 +232,14 @@ int cmd_overhead(int argc, char **argv)
 			printf("x%.2f", net / ref_ns);
 		else
 			printf("-");
-		printf(" | %s | %.3f |\n", b[g].mismatches ? "NO" : "yes",
-		       b[g].calls ? (double)b[g].sleep_calls / b[g].calls : 0);
+		printf(" | %s | %.3f | %.1f |\n", b[g].mismatches ? "NO" : "yes",
+		       b[g].calls ? (double)b[g].sleep_calls / b[g].calls : 0,
+		       with_sleep_length(&b[g]));
 	}
 	printf("\nloop and playback cost alone (subtracted): %.1f ns per call\n",
 	       b[0].null_ns[0]);
-	printf("the sleep length is answered from the record: the ns above leave out tick_nohz_get_sleep_length() itself, which costs.conf charges per call\n");
+	printf("the sleep length is answered from the record: \"ns per call\" leaves out tick_nohz_get_sleep_length() itself; \"ns with the sleep length\" adds its calls at the %llu ns each that costs.conf charges\n",
+	       (unsigned long long)replay_sleep_length_ns);
 	if (c.tsv)
 		overhead_tsv(c.tsv, b, n, ref_ns);
 	for (g = 0; g < n; g++) {

@@ -163,6 +163,7 @@ outputs_overhead() {
 			print $2 ".calls", $3; print $2 ".ns_per_call", $4
 			print $2 ".vs_mainline_teo", $5; print $2 ".playback_faithful", tolower($6)
 			print $2 ".sleep_length_calls_per_select", $7
+			print $2 ".ns_with_sleep_length", $8
 		}
 		/^loop and playback cost alone/ { split($0, w, " "); print "loop_ns_per_call", w[7] }' \
 		"$dir/overhead.txt" > "$dir/overhead.shown"
