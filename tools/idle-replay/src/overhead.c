@@ -144,7 +144,6 @@ static double round_of(struct bench *b, struct cpuidle_governor *gov, u64 *mis)
 	return t;
 }
 
-/* The numbers of the table above, one row per governor, for programs. */
 /*
  * The governor's measured ns per call plus its sleep-length calls at the
  * price costs.conf charges for each: what one selection costs the idle
@@ -157,6 +156,7 @@ static double with_sleep_length(const struct bench *b)
 	return b->ns[0] + (double)b->sleep_calls * replay_sleep_length_ns / b->calls;
 }
 
+/* The numbers of the table above, one row per governor, for programs. */
 static void overhead_tsv(const char *path, const struct bench *b, int n,
 			 double ref_ns)
 {
