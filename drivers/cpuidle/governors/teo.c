@@ -717,11 +717,6 @@ static int teo_select(struct cpuidle_driver *drv, struct cpuidle_device *dev,
 
 	teo_scan_states(drv, dev, latency_limit_ns, &sel);
 
-	if (drv->state_count < 2) {
-		sel.reason = TEO_SELECT_NO_CHOICE;
-		goto keep_tick_shallowest;
-	}
-
 	if (sel.deepest < 0) {
 		sel.reason = TEO_SELECT_NONE_ENABLED;
 		goto keep_tick_shallowest;
@@ -729,7 +724,8 @@ static int teo_select(struct cpuidle_driver *drv, struct cpuidle_device *dev,
 
 	if (sel.deepest == sel.first) {
 		/* One state to use; stop the tick only if it is deep enough. */
-		sel.reason = TEO_SELECT_ONE_ENABLED;
+		sel.reason = drv->state_count < 2 ? TEO_SELECT_NO_CHOICE :
+						    TEO_SELECT_ONE_ENABLED;
 		sel.state = sel.deepest;
 		expected_ns = drv->states[sel.state].target_residency_ns;
 		goto tick_decision;

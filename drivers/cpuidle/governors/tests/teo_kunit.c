@@ -97,6 +97,12 @@ static const struct teo_test_state teo_single[] = {
 	TEO_END,
 };
 
+/* One state, two tick periods deep. */
+static const struct teo_test_state teo_single_deep[] = {
+	{ TEO_US(100), 2 * TEO_TICK },
+	TEO_END,
+};
+
 /* How an idle period ends. */
 enum teo_test_wakeup {
 	TEO_WAKE_TIMER,		/* the timer at the sleep length */
@@ -805,7 +811,10 @@ static void teo_all_states_disabled(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, f->stop_tick);
 }
 
-/* A driver with one state: nothing to choose, the tick is kept. */
+/*
+ * A driver with one state: state 0, with the tick stopped only if that
+ * state outlasts a tick period.
+ */
 static void teo_single_state_driver(struct kunit *test)
 {
 	struct teo_fake *f = teo_fake_new(test, teo_single);
@@ -813,6 +822,11 @@ static void teo_single_state_driver(struct kunit *test)
 	teo_play(f, TEO_STEADY, BY_TIMER(TEO_LONG));
 	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_LONG), 0);
 	KUNIT_EXPECT_FALSE(test, f->stop_tick);
+
+	f = teo_fake_new(test, teo_single_deep);
+	teo_play(f, TEO_STEADY, BY_TIMER(TEO_LONG));
+	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_LONG), 0);
+	KUNIT_EXPECT_TRUE(test, f->stop_tick);
 }
 
 /*
