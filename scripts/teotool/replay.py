@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple, Union
 
-from teotool import deps, lab, labcheck, paths, process
+from teotool import deps, lab, labcheck, labsteps, paths, process
 from teotool.ui import Fatal, UsageError, note
 
 HELP = "the replay lab: report, gates, targets, differential, trace converter"
@@ -248,6 +248,26 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_steps(args: argparse.Namespace) -> int:
+    results = Path(args.results or paths.replay_cache() / "report" / "results.tsv")
+    if len(args.labels) < 2:
+        raise UsageError("steps: name at least two governors of the report, in chain order")
+    table = labsteps.rows(labsteps.chain(labsteps.read_results(results), args.labels))
+    if args.tsv:
+        try:
+            Path(args.tsv).write_text("".join("\t".join(r) + "\n"
+                                              for r in [labsteps.COLUMNS, *table]),
+                                      encoding="utf-8")
+        except OSError as err:
+            raise Fatal(f"cannot write {args.tsv} ({err.strerror})") from None
+    widths = [max(len(r[i]) for r in [labsteps.COLUMNS, *table])
+              for i in range(len(labsteps.COLUMNS))]
+    for r in [labsteps.COLUMNS, *table]:
+        print("  ".join(v.rjust(w) if i >= 4 else v.ljust(w)
+                        for i, (v, w) in enumerate(zip(r, widths))).rstrip())
+    return 0
+
+
 def _hz(value: str) -> str:
     if value not in ("100", "250", "300", "1000"):
         raise UsageError(f"--hz wants 100, 250, 300 or 1000, got '{value}'")
@@ -355,6 +375,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("sources", nargs="*", metavar="SOURCE.c",
                    help="OLD.c NEW.c [NEWER.c ...]")
     p.set_defaults(func=_cmd_diff)
+
+    p = command("steps", "what each step of a chain of governors changes in a report",
+                "Compare each governor named with the one before it on every scenario\n"
+                "and table of a report's results.tsv (scripts/teo replay report --gov\n"
+                "pNN=...): per family, how many runs changed work (closed loops) or\n"
+                "energy per unit of work (open loops) by more than 1 %, the miss ratio\n"
+                "by more than half a point, the mean added latency by more than 5 % and\n"
+                "1 us, up and down, with the median change of those runs (% of the\n"
+                "old value; points for misses; us for latency).")
+    p.add_argument("--results", metavar="FILE",
+                   help="the report's results.tsv (default:"
+                   " $TEO_CACHE/replay/report/results.tsv)")
+    p.add_argument("--tsv", metavar="FILE",
+                   help="also write the table to FILE, tab-separated, for programs")
+    p.add_argument("labels", nargs="*", metavar="LABEL", help="OLD NEW [NEWER ...]")
+    p.set_defaults(func=_cmd_steps)
 
     p = command("overhead", "ns per select+reflect of each governor (informational)",
                 "ns per select+reflect of each governor, side by side, measured on the\n"
