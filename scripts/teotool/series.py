@@ -210,7 +210,7 @@ def export(out: Optional[Path], revision: int,
                     " another with --out")
     work = work_dir(base)
     repo = seriesrepo.base_repo(base.path, work / "repo.git")
-    commits = seriesrepo.import_queue(repo, q, who)
+    commits = seriesrepo.import_queue(repo, q, who, where=f"Linux {base.name}")
     check_overlay(repo, commits[-1], q)
     note(f"{q.name}: {len(commits)} patches lay in the overlay on Linux {base.name}")
     judged = work / "lab"
@@ -305,7 +305,8 @@ def status() -> int:
     work = work_dir(base)
     repo = seriesrepo.base_repo(base.path, work / "repo.git")
     who = seriesrepo.Identity("status", "status@invalid")
-    tip = seriesrepo.import_queue(repo, q, who, ref="teo-status")[-1]
+    tip = seriesrepo.import_queue(repo, q, who, ref="teo-status",
+                                  where=f"Linux {base.name}")[-1]
     diff = seriesrepo.git(repo, "diff", tip, seriesrepo.overlay_tree(repo, tip))
     print(diff, end="")
     note(f"{q.name}: the queue lays in the overlay" if not diff else

@@ -191,6 +191,9 @@ class RepoTest(ScratchTest):
                           "@@ -1 +1 @@\n-other\n+changed\n")
         with self.assertRaisesRegex(Fatal, "^t/0001-x.patch does not apply to the base"):
             seriesrepo.import_queue(self.repo, q, self.who)
+        # The export names the tree: a newer mainline that changed teo.c.
+        with self.assertRaisesRegex(Fatal, "^t/0001-x.patch does not apply to Linux 7.4 "):
+            seriesrepo.import_queue(self.repo, q, self.who, where="Linux 7.4")
 
 
 class CommandLineTest(ScratchTest):

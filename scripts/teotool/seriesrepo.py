@@ -122,9 +122,10 @@ def sign_off(message: str, who: Identity, repo: Path) -> str:
 
 
 def import_queue(repo: Path, q: queue.Queue, who: Identity,
-                 ref: str = SERIES_REF) -> List[str]:
+                 ref: str = SERIES_REF, where: str = "the base") -> List[str]:
     """Commit every patch of the queue on BASE_REF; branch ref; the
-    commits in order."""
+    commits in order.  where names the base in the error when a patch
+    does not apply."""
     env: Dict[str, str] = {
         "GIT_AUTHOR_NAME": who.name, "GIT_AUTHOR_EMAIL": who.email,
         "GIT_COMMITTER_NAME": who.name, "GIT_COMMITTER_EMAIL": who.email,
@@ -142,7 +143,7 @@ def import_queue(repo: Path, q: queue.Queue, who: Identity,
                 env=process.debian_env(index))
             if run.returncode != 0:
                 why = (run.stderr.strip().splitlines() or [""])[0]
-                raise Fatal(f"{q.name}/{p.name} does not apply to the base"
+                raise Fatal(f"{q.name}/{p.name} does not apply to {where}"
                             f" ({why})")
             tree = git(repo, "write-tree", env=index).strip()
             message = sign_off(message_of(p.text(), repo), who, repo)
