@@ -40,9 +40,9 @@ Key = Tuple[str, str]
 
 @dataclass
 class Change:
-    """The runs of one family in which one metric moved beyond its
-    threshold: relative changes in % (work, energy, latency) or points
-    (miss)."""
+    """The runs of one family and metric, and the changes beyond the
+    metric's threshold among them: % of the old value for work and
+    energy, points for misses, us for latency."""
     runs: int = 0
     ups: List[float] = field(default_factory=list)
     downs: List[float] = field(default_factory=list)
