@@ -334,7 +334,7 @@ static void teo_update(struct cpuidle_driver *drv, struct cpuidle_device *dev)
 	u64 idle_ns = teo_measured_idle_ns(drv, dev, cpu_data);
 	int deepest = drv->state_count - 1;
 	unsigned int total = 0, hits = 0;
-	int timer_bin = 0, idle_bin, credited;
+	int timer_bin = 0, hit_bin, credited;
 	enum teo_update_kind kind;
 	bool mind_latency;
 	int i;
@@ -356,30 +356,35 @@ static void teo_update(struct cpuidle_driver *drv, struct cpuidle_device *dev)
 
 	/* Mostly woken by timers: their idle periods were foreseen. */
 	mind_latency = 2 * hits <= total;
-	idle_bin = teo_intercept_bin(drv, timer_bin, idle_ns, mind_latency);
+	hit_bin = timer_bin;
 
 	if (drv->states[deepest].target_residency_ns < TICK_NSEC) {
 		teo_decay(&cpu_data->tick_hits);
 		total += cpu_data->tick_hits;
 		/* A timer beyond the tick lies in the extra bin past it. */
 		if (timer_ns >= TICK_NSEC)
-			timer_bin = deepest + 1;
+			hit_bin = deepest + 1;
 	}
 
 	/*
 	 * A wakeup at the timer (U64_MAX passes both tests) or one past the
 	 * tick period that would have paid off in the deepest state counts in
-	 * the extra bin, when the timer lies there.
+	 * the extra bin, when the timer lies there.  A hit goes to the bin
+	 * of the timer, so only an intercept needs a search of the bins.
 	 */
-	if (timer_bin > deepest && idle_ns >= TICK_NSEC &&
-	    idle_ns >= teo_intercept_threshold_ns(drv, deepest, mind_latency))
+	if (hit_bin > deepest && idle_ns >= TICK_NSEC &&
+	    idle_ns >= teo_intercept_threshold_ns(drv, deepest, mind_latency)) {
 		kind = TEO_UPDATE_TICK_HIT;
-	else if (idle_ns == U64_MAX)
+		credited = hit_bin;
+	} else if (idle_ns == U64_MAX) {
 		kind = TEO_UPDATE_HIT;
-	else
+		credited = hit_bin;
+	} else {
 		kind = TEO_UPDATE_INTERCEPT;
+		credited = teo_intercept_bin(drv, timer_bin, idle_ns,
+					     mind_latency);
+	}
 
-	credited = kind == TEO_UPDATE_INTERCEPT ? idle_bin : timer_bin;
 	teo_credit(cpu_data, kind, credited, idle_ns);
 	cpu_data->total = total + PULSE;
 	trace_teo_update(dev->cpu, dev->last_state_idx, kind, credited);
