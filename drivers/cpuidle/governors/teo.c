@@ -354,8 +354,6 @@ static void teo_update(struct cpuidle_driver *drv, struct cpuidle_device *dev)
 			timer_bin = i;
 	}
 
-	/* Mostly woken by timers: their idle periods were foreseen. */
-	mind_latency = 2 * hits <= total;
 	hit_bin = timer_bin;
 
 	if (drv->states[deepest].target_residency_ns < TICK_NSEC) {
@@ -365,6 +363,15 @@ static void teo_update(struct cpuidle_driver *drv, struct cpuidle_device *dev)
 		if (timer_ns >= TICK_NSEC)
 			hit_bin = deepest + 1;
 	}
+
+	/*
+	 * Mostly woken by timers: their idle periods were foreseen.  The
+	 * wakeups past the tick count in the total but not as hits, as their
+	 * bin holds long interrupts as well as far timers: a CPU whose long
+	 * interrupts all land there must not pass for a timer CPU on the few
+	 * timer hits left in the state bins.
+	 */
+	mind_latency = 2 * hits <= total;
 
 	/*
 	 * A wakeup at the timer (U64_MAX passes both tests) or one past the

@@ -67,6 +67,15 @@ static const struct teo_test_state teo_short[] = {
 	TEO_END,
 };
 
+/* Every state is shallower than a tick period, the deepest slow to leave. */
+static const struct teo_test_state teo_slow_exit[] = {
+	{ TEO_US(1), TEO_US(1) },
+	{ TEO_US(20), TEO_US(50) },
+	{ TEO_US(50), TEO_TICK / 4 },
+	{ TEO_TICK / 4, TEO_TICK / 2 },
+	TEO_END,
+};
+
 /* A polling state 0, as on x86 (Sapphire Rapids: POLL, C1, C1E, C6). */
 static const struct teo_test_state teo_poll[] = {
 	{ 0, 0, true },
@@ -559,16 +568,27 @@ static void teo_microsecond_exits_do_not_count(struct kunit *test)
  */
 static void teo_long_interrupts_need_room_past_tick(struct kunit *test)
 {
-	static const struct teo_test_state slow_exit[] = {
-		{ TEO_US(1), TEO_US(1) },
-		{ TEO_US(20), TEO_US(50) },
-		{ TEO_US(50), TEO_TICK / 4 },
-		{ TEO_TICK / 4, TEO_TICK / 2 },
-		TEO_END,
-	};
-	struct teo_fake *f = teo_fake_new(test, slow_exit);
+	struct teo_fake *f = teo_fake_new(test, teo_slow_exit);
 
 	teo_play(f, TEO_STEADY, BY_IRQ(TEO_TICK * 3 / 2, TEO_LONG));
+	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_LONG), 2);
+}
+
+/*
+ * A CPU woken by timers at 200 us turns to interrupts at 1.5 tick periods,
+ * three in four wakeups.  Those land past the tick and the timers alone
+ * stay in the state bins, but they are no timer majority: the interrupts
+ * must not reach the deepest state, whose exit latency they do not cover
+ * eight times.  They count for state 2.
+ */
+static void teo_tick_bin_wakeups_are_no_timer_hits(struct kunit *test)
+{
+	struct teo_fake *f = teo_fake_new(test, teo_slow_exit);
+
+	teo_play(f, TEO_STEADY, BY_TIMER(TEO_US(200)));
+	teo_play(f, TEO_STEADY / 4, BY_IRQ(TEO_TICK * 3 / 2, TEO_LONG),
+		 BY_IRQ(TEO_TICK * 3 / 2, TEO_LONG),
+		 BY_IRQ(TEO_TICK * 3 / 2, TEO_LONG), BY_TIMER(TEO_US(200)));
 	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_LONG), 2);
 }
 
@@ -594,6 +614,7 @@ static struct kunit_case teo_history_cases[] = {
 	KUNIT_CASE(teo_timer_cpu_classifies_by_residency),
 	KUNIT_CASE(teo_microsecond_exits_do_not_count),
 	KUNIT_CASE(teo_long_interrupts_need_room_past_tick),
+	KUNIT_CASE(teo_tick_bin_wakeups_are_no_timer_hits),
 	{}
 };
 
