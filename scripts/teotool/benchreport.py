@@ -108,20 +108,28 @@ def _value(text: str) -> float:
         return 0.0
 
 
-def _verdict(g: str, g0: str, vals: Sequence[str], vals0: Sequence[str], higher: bool) -> str:
-    b, a = [_value(v) for v in vals], [_value(v) for v in vals0]
+def verdict(g: str, g0: str, b: Sequence[float], a: Sequence[float], higher: bool,
+            noun: str = "run") -> str:
+    """The line that says how @g's values (@b: runs, or boot medians with
+    @noun "boot") compare with @g0's (@a): the median change, and whether
+    every value of one beat every value of the other (exact Mann-Whitney)."""
     d = stats.relative_change(stats.median(b), stats.median(a))
     u, p = stats.mann_whitney(b, a)
     n1, n2 = len(b), len(a)
     if n1 < 2 or n2 < 2:
-        word = "one run each: no spread to compare against"
+        word = f"one {noun} each: no spread to compare against"
     elif stats.disjoint(u, n1, n2):
-        word = (f"the runs do not overlap: {g} is"
-                f" {'better,' if (u > 0) == higher else 'worse,'} beyond the run-to-run spread")
+        word = (f"the {noun}s do not overlap: {g} is"
+                f" {'better,' if (u > 0) == higher else 'worse,'} beyond the"
+                f" {noun}-to-{noun} spread")
     else:
-        word = "the runs overlap: within the run-to-run noise"
+        word = f"the {noun}s overlap: within the {noun}-to-{noun} noise"
     return (f"  {g} vs {g0}: median {d:+.1f} %; {word} (Mann-Whitney U={u:g} of {n1 * n2},"
-            f" exact two-sided p={p:.2f}, {n1}+{n2} runs)\n")
+            f" exact two-sided p={p:.2f}, {n1}+{n2} {noun}s)\n")
+
+
+def _verdict(g: str, g0: str, vals: Sequence[str], vals0: Sequence[str], higher: bool) -> str:
+    return verdict(g, g0, [_value(v) for v in vals], [_value(v) for v in vals0], higher)
 
 
 def summarize(names: Sequence[str], runs: Sequence[Run]) -> Tuple[str, str]:

@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 from typing import List, NoReturn, Optional
 
-from teotool import (bench, checks, deps, faulttest, fetch, kselftest, kunit, mutants,
-                     paths, process, replay, reports, series, style, tree, ui, vm, vmbench)
+from teotool import (bench, benchcompare, checks, deps, faulttest, fetch, kselftest, kunit,
+                     mutants, paths, process, replay, reports, series, style, tree, ui, vm,
+                     vmbench)
 from teotool.ui import Fatal, UsageError
 
 DESCRIPTION = """\
@@ -122,6 +123,11 @@ def build_parser() -> Parser:
         p = command(name, help_, module.DESCRIPTION)
         module.add_arguments(p)
         p.set_defaults(func=module.main)
+
+    p = command("compare", "one governor on several kernels, boot by boot",
+                benchcompare.DESCRIPTION)
+    benchcompare.add_arguments(p)
+    p.set_defaults(func=benchcompare.main)
 
     p = command("check", "all tests (the README's test command)", _check_description())
     p.add_argument("--extended", action="store_true",
