@@ -2,14 +2,16 @@
 """The tests of the replay lab that "scripts/teo replay check" runs after
 its gates, on the binaries it built: bad files are named with their line,
 odd tables run as the kernel would run them, the converter writes the
-expected traces, --per-state adds up, governor sources build with their
-own gov.h, the lab leaks nothing, the overhead playback decides alike, the
-driver never waits for the kernel build lock, and a differential of a
-source with itself finds nothing.
+expected traces, --per-state adds up, several --scenario options select
+the union, governor sources build with their own gov.h, the lab leaks
+nothing, the overhead playback decides alike, the driver never waits for
+the kernel build lock, and a differential of a source with itself finds
+nothing.
 
 Each test adds one PASS or FAIL line to a Results.
 """
 
+import csv
 import difflib
 import fcntl
 import json
@@ -20,7 +22,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, List, Mapping, Optional, Sequence
+from typing import Any, List, Mapping, Optional, Sequence, Set
 
 from teotool import lab, paths, process
 from teotool.ui import Fatal
@@ -201,6 +203,50 @@ def per_state(ctx: Context) -> None:
                     " state, adding up to its entries")
 
 
+# --- several --scenario options ------------------------------------------------------
+
+def _scenarios_of(results: Path) -> Set[str]:
+    """The scenario column of a report's results.tsv (empty if none)."""
+    try:
+        with open(results, encoding="utf-8") as f:
+            return {row.get("scenario") or "" for row in csv.DictReader(f, delimiter="\t")}
+    except OSError:
+        return set()
+
+
+def scenario_union(ctx: Context) -> None:
+    """Two --scenario options, a family and a scenario of another family,
+    select the scenarios of both; a name the lab does not have is refused
+    in one line naming it, even beside a good one, before anything is
+    written, and so is a second --scenario to run (one timeline)."""
+    try:
+        known = lab.listing(ctx.fast).scenarios
+    except Fatal as err:
+        print(f"  {err}", flush=True)
+        known = ()
+    want = {name for name, family in known if family == "S4" or name == "s2-desktop-idle"}
+    out = ctx.dir / "two-scenarios"
+    shutil.rmtree(out, ignore_errors=True)
+    run = _run([ctx.fast, "report", "--out", out, "--scenario", "S4",
+                "--scenario", "s2-desktop-idle", "--platform", "rk3399"])
+    got = _scenarios_of(out / "results.tsv")
+    ok = run.returncode == 0 and len(want) > 2 and got == want
+    ctx.results.add(ok, "report --scenario S4 --scenario s2-desktop-idle replays both:"
+                    f" {' '.join(sorted(got)) or 'nothing'}")
+
+    out = ctx.dir / "unknown-scenario"
+    shutil.rmtree(out, ignore_errors=True)
+    run = _run([ctx.fast, "report", "--out", out, "--scenario", "s4-nosuch",
+                "--scenario", "S4", "--platform", "rk3399"])
+    ok = run.returncode == 1 and run.stderr == "idle-replay: error: no scenario or family" \
+        " 's4-nosuch' (see 'idle-replay list')\n" and not (out.exists() and any(out.iterdir()))
+    run = _run([ctx.fast, "run", "--scenario", "s2-desktop-idle", "--scenario", "s4-fio-nvme"])
+    ok = ok and run.returncode == 1 and run.stdout == "" and \
+        run.stderr == "idle-replay: error: run takes one --scenario (one timeline), not 2\n"
+    ctx.results.add(ok, "an unknown --scenario beside a good one is named in one line,"
+                    " nothing written; run refuses a second --scenario")
+
+
 # --- governor sources ----------------------------------------------------------------
 
 def governor_builds(ctx: Context) -> None:
@@ -352,6 +398,7 @@ def run_all(ctx: Context) -> None:
     odd_tables(ctx)
     converter(ctx)
     per_state(ctx)
+    scenario_union(ctx)
     governor_builds(ctx)
     no_leaks(ctx)
     overhead_playback(ctx)

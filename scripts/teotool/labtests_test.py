@@ -85,6 +85,37 @@ class LabTestsTest(ScratchTest):
                 self.lines(labtests.per_state, ctx)
                 self.assertEqual((ctx.results.passed, ctx.results.failed), (ok, not ok))
 
+    def test_scenario_union(self) -> None:
+        """A lab that replays the union and refuses what it must passes
+        both; one that keeps the last --scenario, takes an unknown one or
+        runs two fails."""
+        listing = ("printf 'scenario\\ts4-fio-nvme\\tS4\\tclosed\\nscenario\\ts4-fio-mmc\\tS4"
+                   "\\tclosed\\nscenario\\ts2-desktop-idle\\tS2\\topen\\n'")
+        both = "s4-fio-nvme s4-fio-mmc s2-desktop-idle"
+        unknown = ("echo \"idle-replay: error: no scenario or family 's4-nosuch' (see"
+                   " 'idle-replay list')\" >&2; exit 1")
+        two = ('echo "idle-replay: error: run takes one --scenario (one timeline), not 2" >&2;'
+               ' exit 1')
+
+        def lab_script(scenarios: str, on_unknown: str, run: str) -> str:
+            # report's $3 is the --out folder.
+            return (f'case $1 in list) {listing};; run) {run};; report) '
+                    f'case "$*" in *s4-nosuch*) {on_unknown};; esac; mkdir -p "$3"; '
+                    'printf "scenario\\tplatform\\n" > "$3/results.tsv"; '
+                    f'printf "%s\\trk3399\\n" {scenarios} >> "$3/results.tsv";; esac')
+        for name, script, passed in (
+                ("right", lab_script(both, unknown, two), 2),
+                ("the last only", lab_script("s2-desktop-idle", unknown, two), 1),
+                ("an unknown taken", lab_script(both, "", two), 1),
+                ("two run", lab_script(both, unknown, "exit 0"), 1),
+                ("an unknown named in two lines",
+                 lab_script(both, f"echo more >&2; {unknown}", two), 1)):
+            with self.subTest(name=name):
+                ctx = self.context(script)
+                lines = self.lines(labtests.scenario_union, ctx)
+                self.assertEqual((ctx.results.passed, ctx.results.failed), (passed, 2 - passed),
+                                 lines)
+
     def test_overhead_playback(self) -> None:
         head = "governor\\tcalls\\tplayback_faithful\\n"
         for rows, ok in (("teo\\t9\\tyes\\nmenu\\t9\\tyes\\n", True),

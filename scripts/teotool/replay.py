@@ -301,7 +301,11 @@ def _cmd_convert(args: argparse.Namespace) -> int:
 
 def _cmd_tool(args: argparse.Namespace) -> int:
     """run and list: the lab's own commands with the corpus."""
-    for s in getattr(args, "scenario", None) or []:
+    scenarios: List[str] = getattr(args, "scenario", None) or []
+    if len(scenarios) > 1:
+        raise UsageError(f"run replays one timeline: one --scenario, not {len(scenarios)}"
+                         f" ({' '.join(scenarios)}); 'report' takes several")
+    for s in scenarios:
         lab.check_scenario(s)
     for opt in ("trace", "platform"):
         f = getattr(args, opt, None)
@@ -317,7 +321,7 @@ def _cmd_tool(args: argparse.Namespace) -> int:
     # A bad trace or table gets the one line of the lab's validate.
     lab.validate(binary, [f for f in (args.trace, args.platform)
                           if f and ("/" in f or f.endswith((".plat", ".trace")))])
-    for s in args.scenario or []:
+    for s in scenarios:
         argv += ["--scenario", s]
     for opt in ("trace", "platform", "json"):
         if getattr(args, opt) is not None:
@@ -352,7 +356,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--gov", action="append", default=[], metavar="LABEL=PATH",
                    help="one more governor source to show beside the others (repeatable)")
     p.add_argument("--scenario", action="append", default=[], metavar="NAME|FAMILY",
-                   help="only this scenario or family (S1..S9, P, X; repeatable)")
+                   help="replay only this scenario or family (S1..S9, P, X); repeatable:"
+                   " every scenario any of them names (default: all)")
     p.set_defaults(func=_cmd_report)
 
     p = command("check", "the lab's gates and tests (exit 1 on a failure)", CHECK)
@@ -417,7 +422,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                 "Run one scenario or recorded trace on one table through the oracle\n"
                 "and the governors named (default: all), with the corpus of tables.")
     p.add_argument("--scenario", action="append", metavar="NAME",
-                   help="a scenario (see 'list')")
+                   help="the scenario (see 'list'): one name; a family or a second"
+                   " --scenario is refused ('report' takes several)")
     p.add_argument("--trace", metavar="FILE", help="a trace file (see 'convert')")
     p.add_argument("--platform", metavar="NAME|FILE", help="the table (see 'list')")
     p.add_argument("--gov", action="append", default=[], metavar="LABEL",

@@ -36,6 +36,8 @@ BAD_INPUT: List[Tuple[str, int, str, List[str], Dict[str, str]]] = [
     ("report --out with a space", 2, "--out: the folder must not contain spaces",
      ["report", "--out", "{tmp}/a b"], {}),
     ("run --scenario", 2, "--scenario 'nosuch' is neither", ["run", "--scenario", "nosuch"], {}),
+    ("run --scenario twice", 2, "run replays one timeline: one --scenario, not 2",
+     ["run", "--scenario", "s2-desktop-idle", "--scenario", "S4"], {}),
     ("run --trace of a missing file", 2, "--trace: no such file: '{tmp}/none.trace'",
      ["run", "--trace", "{tmp}/none.trace"], {}),
     ("run --platform of a missing file", 2, "--platform: no such file: '{tmp}/x.plat'",
@@ -69,6 +71,7 @@ BAD_INPUT: List[Tuple[str, int, str, List[str], Dict[str, str]]] = [
 HELP: List[Tuple[str, List[str]]] = [
     ("TEO_MAINLINE_SRC", []),
     ("--gov LABEL=PATH", ["report"]),
+    ("repeatable: every scenario any of them names", ["report"]),
     ("--targets", ["check"]),
     ("targets table", ["targets"]),
     ("--counts FILE", ["diff"]),
@@ -76,6 +79,7 @@ HELP: List[Tuple[str, List[str]]] = [
     ("--platform NAME|FILE", ["convert"]),
     ("LeakSanitizer", ["leaks"]),
     ("--per-state", ["run"]),
+    ("is refused ('report' takes several)", ["run"]),
     ("--tsv", ["list"]),
 ]
 
@@ -120,22 +124,38 @@ for _pattern, _args in HELP:
 
 
 class ReportTest(ScratchTest):
-    def test_unknown_scenario(self) -> None:
-        """A scenario of the right form that the lab does not have is a
-        usage error before the report runs."""
-        listing = lab.Listing((), (), (("s2-desktop-idle", "S2"),))
+    def report(self, scenarios: List[str]) -> mock.MagicMock:
+        """replay.report with the lab faked (a scenario of S1, P and S2
+        each); the mock of process.run, every run a success."""
+        listing = lab.Listing((), (), (("s1-idle-hz1000", "S1"), ("p-io-idle", "P"),
+                                       ("s2-desktop-idle", "S2")))
         trees = lab.Trees(self.tmp)
         with mock.patch.object(replay.deps, "need_cmd"), \
                 mock.patch.object(lab, "find_trees", return_value=trees), \
                 mock.patch.object(lab, "over_eager_variant", return_value=("v", self.tmp)), \
-                mock.patch.object(lab, "corpus", return_value=[]), \
+                mock.patch.object(lab, "corpus", return_value=["--data", "/c"]), \
                 mock.patch.object(lab.Lab, "build", return_value=self.tmp), \
                 mock.patch.object(lab, "listing", return_value=listing), \
-                mock.patch.object(replay.process, "run") as run:
-            with self.assertRaisesRegex(UsageError, "'s2-nosuch': no such scenario"):
-                replay.report(self.tmp / "out", scenarios=["S2", "s2-desktop-idle", "s2-nosuch"])
-            run.assert_not_called()
+                mock.patch.object(replay.process, "run", return_value=0) as run:
+            replay.report(self.tmp / "out", scenarios=scenarios)
+        return run
+
+    def test_unknown_scenario(self) -> None:
+        """A scenario of the right form that the lab does not have is a
+        usage error before the report runs."""
+        with self.assertRaisesRegex(UsageError, "'s2-nosuch': no such scenario"):
+            self.report(["S2", "s2-desktop-idle", "s2-nosuch"])
         self.assertFalse((self.tmp / "out").exists())
+
+    def test_two_scenarios(self) -> None:
+        """Each --scenario goes to the lab, in order (the lab replays the
+        union of what they name)."""
+        run = self.report(["S1", "p-io-idle"])
+        argv = [str(a) for a in run.call_args_list[0].args[0]]
+        self.assertEqual(argv[argv.index("/c") + 1:argv.index("--gates")],
+                         ["--scenario", "S1", "--scenario", "p-io-idle"])
+        self.assertEqual(run.call_args_list[1].args[0], ["gnuplot", "plots.gp"])
+        self.assertTrue((self.tmp / "out").is_dir())
 
 
 class DifferentialTest(unittest.TestCase):

@@ -51,7 +51,6 @@ static const struct {
 	size_t off;
 } text_opts[] = {
 	{ "out", offsetof(struct cli, out) },
-	{ "scenario", offsetof(struct cli, scenario) },
 	{ "platform", offsetof(struct cli, platform) },
 	{ "trace", offsetof(struct cli, trace) },
 	{ "must-pass", offsetof(struct cli, must_pass) },
@@ -81,6 +80,10 @@ static void set_opt(struct cli *c, const char *opt, const char *v)
 		if (c->ndata == MAX_DATA_DIRS)
 			die("more than %d --data folders", MAX_DATA_DIRS);
 		c->data[c->ndata++] = v;
+	} else if (!strcmp(opt, "scenario")) {
+		if (c->nscenario == MAX_SCENARIO_OPTS)
+			die("more than %d --scenario options", MAX_SCENARIO_OPTS);
+		c->scenario[c->nscenario++] = v;
 	} else if (!strcmp(opt, "decisions"))
 		c->decisions = num_opt(opt, v);
 	else if (!strcmp(opt, "seed"))
@@ -189,18 +192,46 @@ int cli_platforms(const struct cli *c, struct platform **out)
 	return 1;
 }
 
-bool cli_scenario_wanted(const struct cli *c, const struct scenario *s)
+static bool names_scenario(const char *name, const struct scenario *s)
 {
-	return !c->scenario || !strcmp(c->scenario, s->name) ||
-	       !strcmp(c->scenario, s->family);
+	return !strcmp(name, s->name) || !strcmp(name, s->family);
 }
 
-/* The scenarios --scenario selects (all without it); none is an error. */
+/* Whether a --scenario names @s or its family (every one without). */
+bool cli_scenario_wanted(const struct cli *c, const struct scenario *s)
+{
+	int i;
+
+	for (i = 0; i < c->nscenario; i++)
+		if (names_scenario(c->scenario[i], s))
+			return true;
+	return !c->nscenario;
+}
+
+/* Whether @name names one of the @n scenarios @sc or its family. */
+static bool names_any(const char *name, const struct scenario *sc, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (names_scenario(name, &sc[i]))
+			return true;
+	return false;
+}
+
+/*
+ * The scenarios the --scenario options select, the union of what each
+ * names (all without one); one that names nothing is an error.
+ */
 int cli_scenarios(const struct cli *c, struct scenario **out)
 {
 	struct scenario *all, *sel;
 	int n = scenarios_build(&all), i, k = 0;
 
+	for (i = 0; i < c->nscenario; i++)
+		if (!names_any(c->scenario[i], all, n))
+			die("no scenario or family '%s' (see 'idle-replay list')",
+			    c->scenario[i]);
 	sel = xcalloc(n, sizeof(*sel));
 	for (i = 0; i < n; i++) {
 		if (cli_scenario_wanted(c, &all[i])) {
@@ -209,8 +240,6 @@ int cli_scenarios(const struct cli *c, struct scenario **out)
 		}
 	}
 	scenarios_free(all, n);
-	if (!k)
-		die("no scenario or family '%s' (see 'idle-replay list')", c->scenario);
 	*out = sel;
 	return k;
 }

@@ -6,12 +6,14 @@
 #include "replay.h"
 
 #define MAX_DATA_DIRS	8
+#define MAX_SCENARIO_OPTS	16
 
 struct cli {
 	const char *data[MAX_DATA_DIRS];	/* folders of platform files */
 	int ndata;
 	const char *out;
-	const char *scenario;	/* scenario name or family filter */
+	const char *scenario[MAX_SCENARIO_OPTS];	/* names or families */
+	int nscenario;
 	const char *platform;	/* platform name or file */
 	const char *trace;
 	const char *must_pass;	/* comma-separated governor labels */

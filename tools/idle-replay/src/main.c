@@ -25,7 +25,7 @@ static const char usage[] =
 "                                --per-state also each state's usage, time,\n"
 "                                above and below, summed over the CPUs;\n"
 "                                --json: all of it as one JSON object\n"
-"  report --out DIR [--gov L]... [--scenario NAME|FAMILY] [--jobs N]\n"
+"  report --out DIR [--gov L]... [--scenario NAME|FAMILY]... [--jobs N]\n"
 "         [--gates FILE] [--intended FILE --kunit FILE]\n"
 "                                the Markdown report, results.tsv, plot data\n"
 "  check [--gov L]... [--jobs N] [--gates FILE] [--intended FILE --kunit FILE]\n"
@@ -33,7 +33,7 @@ static const char usage[] =
 "                                differences (and the targets with --targets)\n"
 "  targets [--jobs N] [--tsv FILE]\n"
 "                                the targets table; exit 1 if one is missed\n"
-"  diff --diff A,B [--scenario S] [--platform P] [--events]\n"
+"  diff --diff A,B [--scenario S]... [--platform P] [--events]\n"
 "                                strict decision identity of two governors;\n"
 "                                --events: B is a traced build (teo-traced)\n"
 "                                and its trace events must match its decisions\n"
@@ -49,7 +49,8 @@ static const char usage[] =
 "                                ns per select+reflect of each governor\n"
 "\n"
 "common option: --data DIR, repeatable (platform folders; default: the\n"
-"built-in folder); --platform NAME|FILE runs one table\n";
+"built-in folder); --platform NAME|FILE runs one table; --scenario\n"
+"NAME|FAMILY runs those scenarios, repeatable (the union; run takes one)\n";
 
 /*
  * list --tsv: one row per item, tab-separated, no header:
@@ -170,18 +171,20 @@ static int cmd_run(int argc, char **argv)
 		if (!gov_always(cl.gov[g]))
 			c.gov[c.ng++] = cl.gov[g];
 	if (cl.trace) {
-		if (cl.scenario)
+		if (cl.nscenario)
 			die("run takes --scenario or --trace, not both");
 		c.sc = xcalloc(1, sizeof(*c.sc));
 		if (trace_load(cl.trace, c.sc))
 			die("%s: not a valid trace file (see above)", cl.trace);
 		c.ns = 1;
-	} else if (!cl.scenario) {
+	} else if (!cl.nscenario) {
 		die("run needs --scenario NAME or --trace FILE");
+	} else if (cl.nscenario > 1) {
+		die("run takes one --scenario (one timeline), not %d", cl.nscenario);
 	} else {
 		c.ns = cli_scenarios(&cl, &c.sc);
-		if (c.ns != 1 || strcmp(c.sc[0].name, cl.scenario))
-			die("run needs one scenario, not the family '%s'", cl.scenario);
+		if (c.ns != 1 || strcmp(c.sc[0].name, cl.scenario[0]))
+			die("run needs one scenario, not the family '%s'", cl.scenario[0]);
 	}
 	if (!cl.platform)
 		cl.platform = c.sc[0].platform;
