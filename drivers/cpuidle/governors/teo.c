@@ -34,6 +34,10 @@
  * the timer woke the CPU as foreseen and the bin of the sleep length scores
  * a *hit*.  The same holds when a safety net woke the CPU (the polling state
  * ran out of time, or the tick fired): it could have slept until the timer.
+ * A tick kept because early wakeups were expected is the timer of that
+ * period instead, and its bin scores the hit; but while such ticks rarely
+ * come first, the measured duration scores an intercept: the early wakeup
+ * was late, not absent.
  * Otherwise something else woke the CPU first and the bin of the measured
  * duration scores an *intercept*, even when that is the timer's own bin: a
  * wide bin also holds wakeups that came long before the timer.  Both
@@ -340,6 +344,9 @@ static void teo_update(struct cpuidle_driver *drv, struct cpuidle_device *dev)
 	int i;
 
 	teo_decay(&cpu_data->short_intercepts);
+	teo_decay(&cpu_data->tick_cuts);
+	if (cpu_data->tick_cut)
+		cpu_data->tick_cuts += PULSE;
 
 	for (i = 0; i <= deepest; i++) {
 		struct teo_bin *bin = &cpu_data->bins[i];
@@ -411,7 +418,8 @@ static void teo_update(struct cpuidle_driver *drv, struct cpuidle_device *dev)
  * look right after every quiet tick period, and a CPU that the early
  * wakeups of a closed loop keep busy (a ping-pong) would lock into a state
  * whose exit latency then lengthens its own idle periods.  Such a tick is
- * the timer the CPU expected, and its wakeup a hit in the tick's bin.
+ * the timer the CPU expected, and its wakeup a hit in the tick's bin,
+ * unless it is a rare one that teo_tick_cut_counts() as an intercept.
  *
  * Return: the time to the expected timer, KTIME_MAX if there is none.
  */
@@ -824,6 +832,34 @@ out:
 }
 
 /**
+ * teo_tick_cut_counts - Tell whether a tick cut counts as an early wakeup.
+ * @cpu_data: Governor data of the CPU.
+ *
+ * A tick kept for the intercepts that wakes the CPU before its next timer
+ * (a tick cut) ends a period that the early wakeups were expected to end
+ * first.  Taken for the expected timer, a hit in the tick's bin below the
+ * candidate, it weighs neither for the shallow state nor against it.  In a
+ * closed loop, such as a token passed between CPUs, a hop that waits for a
+ * deep state's exit lengthens the idle periods of the other CPUs: those
+ * periods keep counting for the deep state, the cuts count for nothing,
+ * and the loop locks in at the pace of the exits.  Taken as an intercept
+ * at its measured length, a cut counts for the shallow state in which the
+ * loop runs fast.
+ *
+ * Rare tick cuts only: once they weigh more than a 2^-DECAY_SHIFT share of
+ * the decaying total, which is what one fresh wakeup weighs in a full
+ * history, the early wakeups that the tick was kept for have stopped
+ * coming, and counting every tick as one would hold an idle CPU in a
+ * shallow state for good.  Those cuts are the expected timer again.
+ *
+ * Return: true if the tick cut counts as an intercept at its measured length.
+ */
+static bool teo_tick_cut_counts(const struct teo_cpu *cpu_data)
+{
+	return cpu_data->tick_cuts <= cpu_data->total >> DECAY_SHIFT;
+}
+
+/**
  * teo_reflect - Note which idle state a CPU entered.
  * @dev: Target CPU.
  * @state: Index of the state entered.
@@ -845,9 +881,14 @@ static void teo_reflect(struct cpuidle_device *dev, int state)
 	 * for a tick that came before a timer due within the tick period too:
 	 * the tick is no event of the workload, and counting it as an
 	 * intercept just before a periodic timer would keep such a CPU out of
-	 * the state that the timer allows.
+	 * the state that the timer allows.  A tick that cut short a period
+	 * the intercepts planned is the exception, see teo_tick_cut_counts().
 	 */
-	if (dev->poll_time_limit || woken_by_tick) {
+	cpu_data->tick_cut = woken_by_tick && !dev->poll_time_limit &&
+			     cpu_data->timer_ns < cpu_data->sleep_length_ns;
+	if (cpu_data->tick_cut && teo_tick_cut_counts(cpu_data)) {
+		cpu_data->timer_ns = cpu_data->sleep_length_ns;
+	} else if (dev->poll_time_limit || woken_by_tick) {
 		dev->poll_time_limit = false;
 		cpu_data->span_ns = cpu_data->timer_ns;
 		return;

@@ -56,6 +56,9 @@ struct teo_bin {
  *	kept when the deepest state's target residency is below it.
  * @short_intercepts: Decaying count of the intercepts whose measured idle
  *	duration was below the tick period; a part of @total, not an addition.
+ * @tick_cuts: Decaying count of the wakeups by a tick kept for the
+ *	intercepts that came before the next timer; not a part of @total.
+ * @tick_cut: The last wakeup was such a tick; set by teo_reflect().
  */
 struct teo_cpu {
 	u64 selected_at_ns;
@@ -66,6 +69,8 @@ struct teo_cpu {
 	unsigned int total;
 	unsigned int tick_hits;
 	unsigned int short_intercepts;
+	unsigned int tick_cuts;
+	bool tick_cut;
 };
 
 /**

@@ -508,10 +508,12 @@ static void teo_polling_neighbour_keeps_tick(struct kunit *test)
 }
 
 /*
- * One early wakeup sends a fresh CPU to state 0 with the tick kept, and the
- * tick then ends the next idle period: the tick was the timer expected, not
- * a sign that the CPU could have slept to its far timer.  The early wakeup
- * still decides the next selection.
+ * One early wakeup sends a fresh CPU to a shallow state with the tick kept,
+ * and the tick then ends the next idle period: the tick was the timer
+ * expected, not a sign that the CPU could have slept to its far timer.  The
+ * early wakeup, and the tick that cut the period short (a rare one, see
+ * teo_rare_tick_cut_is_intercept()), decide the next selection: the 50 us
+ * state.
  */
 static void teo_kept_tick_is_expected_timer(struct kunit *test)
 {
@@ -519,7 +521,53 @@ static void teo_kept_tick_is_expected_timer(struct kunit *test)
 
 	teo_play(f, 1, BY_IRQ(TEO_US(200), TEO_LONG),
 		 BY_TICK(TEO_TICK / 2, TEO_LONG));
-	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_LONG), 0);
+	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_LONG), 1);
+}
+
+/* The hits of all state bins of @f's CPU. */
+static unsigned int teo_hits(const struct teo_fake *f)
+{
+	unsigned int hits = 0;
+	int i;
+
+	for (i = 0; i < f->drv.state_count; i++)
+		hits += f->data.bins[i].hits;
+	return hits;
+}
+
+/*
+ * Interrupts at 200 us keep the CPU in the 50 us state with the tick, and
+ * then the tick comes first once: the interrupt is late.  That tick cut is
+ * an early wakeup at its measured length, no hit, and the interrupts still
+ * decide.
+ */
+static void teo_rare_tick_cut_is_intercept(struct kunit *test)
+{
+	struct teo_fake *f = teo_fake_new(test, teo_ladder);
+
+	teo_play(f, TEO_STEADY, BY_IRQ(TEO_US(200), TEO_LONG));
+	teo_play(f, 1, BY_TICK(TEO_TICK / 2, TEO_LONG));
+	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_LONG), 1);
+	KUNIT_EXPECT_FALSE(test, f->stop_tick);
+	KUNIT_EXPECT_EQ(test, teo_hits(f), 0);
+}
+
+/*
+ * Interrupts at 200 us keep a CPU in the 50 us state with the tick, and
+ * then the tick cuts three periods in a row: the interrupts have stopped
+ * coming.  The first two cuts weigh no more than one fresh wakeup and count
+ * as intercepts; the third is the expected timer again, a hit in the bin of
+ * the tick at half a period (state 1), not in the far timer's.
+ */
+static void teo_frequent_tick_cuts_are_hits(struct kunit *test)
+{
+	struct teo_fake *f = teo_fake_new(test, teo_deep);
+
+	teo_play(f, TEO_STEADY, BY_IRQ(TEO_US(200), TEO_LONG));
+	teo_play(f, 3, BY_TICK(TEO_TICK / 2, TEO_LONG));
+	teo_decide(f, TEO_LONG);
+	KUNIT_EXPECT_EQ(test, teo_hits(f), PULSE);
+	KUNIT_EXPECT_EQ(test, f->data.bins[1].hits, PULSE);
 }
 
 /*
@@ -610,6 +658,8 @@ static struct kunit_case teo_history_cases[] = {
 	KUNIT_CASE(teo_stopped_tick_near_timer_allows_shallow),
 	KUNIT_CASE(teo_polling_neighbour_keeps_tick),
 	KUNIT_CASE(teo_kept_tick_is_expected_timer),
+	KUNIT_CASE(teo_rare_tick_cut_is_intercept),
+	KUNIT_CASE(teo_frequent_tick_cuts_are_hits),
 	KUNIT_CASE(teo_interrupts_need_room_for_exit),
 	KUNIT_CASE(teo_timer_cpu_classifies_by_residency),
 	KUNIT_CASE(teo_microsecond_exits_do_not_count),
