@@ -39,18 +39,27 @@ class VerdictTest(ScratchTest):
     def test_gates(self) -> None:
         cmd = lab.Command(("x",), self.tmp / "gates.log")
         cmd.log.write_text("noise\n- NOT LISTED: `S2 median teo-6.12 energy`\n"
+                           "- TARGET NOT LISTED: S2 energy against teo-6.12 needs the line ...\n"
                            "gates: 1 failed\n")
-        passed, failed, lines = self.run_quietly(labcheck.gates_result, self.ctx, cmd, 1, True)
+        passed, failed, lines = self.run_quietly(labcheck.gates_result, self.ctx, cmd, 1)
         self.assertEqual((passed, failed), (0, 1))
-        self.assertEqual(lines[:2], ["  - NOT LISTED: `S2 median teo-6.12 energy`",
+        self.assertEqual(lines[:3], ["  - NOT LISTED: `S2 median teo-6.12 energy`",
+                                     "  - TARGET NOT LISTED: S2 energy against teo-6.12 needs the line ...",
                                      "  gates: 1 failed"])
-        self.assertIn("their mutants, targets (log:", lines[-1])
+        self.assertIn("against the best one, each miss documented", lines[-1])
+
+    def test_gates_command_gates_the_targets(self) -> None:
+        """The check always gates the targets, against the documented
+        misses: the lab gets both options."""
+        argv = labcheck.gates_command(self.ctx).argv
+        self.assertIn("--targets", argv)
+        self.assertEqual(argv[argv.index("--known-misses") + 1], str(paths.LAB_KNOWN_MISSES))
 
     def test_gates_that_never_ended(self) -> None:
         """Exit 0 without the gates' summary line is a failure."""
         cmd = lab.Command(("x",), self.tmp / "gates.log")
         cmd.log.write_text("one\ntwo\n")
-        passed, failed, lines = self.run_quietly(labcheck.gates_result, self.ctx, cmd, 0, False)
+        passed, failed, lines = self.run_quietly(labcheck.gates_result, self.ctx, cmd, 0)
         self.assertEqual((passed, failed), (0, 1))
         self.assertEqual(lines[:2], ["  one", "  two"])
 

@@ -48,6 +48,8 @@ BAD_INPUT: List[Tuple[str, int, str, List[str], Dict[str, str]]] = [
     ("convert of a missing file", 2, "convert: no such file: '{tmp}/none'",
      ["convert", "{tmp}/none", "out"], {}),
     ("check --bogus", 2, "unknown argument '--bogus'", ["check", "--bogus"], {}),
+    # The targets are always a gate of check: no option turns them on.
+    ("check --targets", 2, "unknown argument '--targets'", ["check", "--targets"], {}),
     ("targets extra", 2, "unknown argument 'extra'", ["targets", "extra"], {}),
     ("leaks extra", 2, "unknown argument 'extra'", ["leaks", "extra"], {}),
     ("overhead --rounds 0", 2, "--rounds wants a number of rounds, 1..9999",
@@ -72,7 +74,7 @@ HELP: List[Tuple[str, List[str]]] = [
     ("TEO_MAINLINE_SRC", []),
     ("--gov LABEL=PATH", ["report"]),
     ("repeatable: every scenario any of them names", ["report"]),
-    ("--targets", ["check"]),
+    ("the mean over the families has no such", ["check"]),
     ("targets table", ["targets"]),
     ("--counts FILE", ["diff"]),
     ("--rounds N", ["overhead"]),

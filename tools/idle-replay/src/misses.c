@@ -3,7 +3,8 @@
  * idle-replay: the misses of the targets, one by one, against the list of
  * documented misses (tools/idle-replay/known-misses).  A miss that is not
  * listed fails the gate; so does a listed miss that no longer misses, so
- * the list can only shrink.  One entry names one miss:
+ * the list can only shrink.  The targets gate (gates.c) looks up each
+ * missed family target in the same list.  One entry names one miss:
  *
  *   WHERE TABLE BASELINE METRIC CAUSE...
  *
@@ -130,8 +131,13 @@ void known_misses_free(struct known_misses *km)
 	km->n = 0;
 }
 
-static struct known_miss *known_find(struct known_misses *km, const char *where,
-				     const char *table, const char *base, int m)
+const char *miss_metric_name(int m)
+{
+	return metric_name[m];
+}
+
+struct known_miss *known_find(const struct known_misses *km, const char *where,
+			      const char *table, const char *base, int m)
 {
 	int i;
 

@@ -125,6 +125,9 @@ struct miss_tally {
 
 int known_misses_load(const char *path, struct known_misses *km);
 void known_misses_free(struct known_misses *km);
+const char *miss_metric_name(int m);
+struct known_miss *known_find(const struct known_misses *km, const char *where,
+			      const char *table, const char *base, int m);
 bool work_lost(const struct corpus *c, int s, int p, int ours, double pct,
 	       int *best);
 void misses_tsv_head(FILE *f);
@@ -172,10 +175,17 @@ bool family_targets(const struct corpus *c, const struct fam_stats *fs, int fi,
 		    struct family_targets *t);
 void family_targets_free(struct family_targets *t);
 
+/* What the targets gate found: the targets, those missed, those listed. */
+struct target_tally {
+	int evaluated, missed, listed;
+};
+
 /* Each writes its section to @f and returns the number of failures. */
 int oracle_gate(FILE *f, const struct corpus *c);
 int targets_section(FILE *f, const struct corpus *c, const struct fam_stats *fs,
-		    const char *tsv);
+		    const struct known_misses *km, const char *tsv);
+int targets_gate(FILE *f, const struct corpus *c, const struct fam_stats *fs,
+		 const struct known_misses *km, struct target_tally *tt);
 int regression_gate(FILE *f, const struct corpus *c, const struct fam_stats *fs,
 		    const struct gate_conf *gc, struct known_misses *km,
 		    struct miss_tally *t);

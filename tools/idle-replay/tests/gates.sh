@@ -2,8 +2,9 @@
 # Negative tests of the gates of 'scripts/teo replay check': governors built
 # wrong on purpose (tests/gates/wrong-*.c) judged as if they were ours, and
 # documented-misses and intended-differences files that must fail; before
-# them the tests of the machine-readable output (tests/outputs.sh).  Each
-# runs one scenario on one table, so the whole set takes about a minute.
+# them the tests of the machine-readable output (tests/outputs.sh), and
+# among them those of the targets gate (tests/targets.sh).  Each runs one
+# scenario on one table, so the whole set takes about a minute.
 # Sourced by tests/tooling.sh, which scripts/teo replay check runs.
 # shellcheck shell=bash
 # shellcheck disable=SC2154 # base, mainline, data_args, LAB, ...: tooling.sh
@@ -12,6 +13,8 @@ GT=$LAB/tests/gates
 
 # shellcheck source=tools/idle-replay/tests/outputs.sh
 . "$LAB/tests/outputs.sh"
+# shellcheck source=tools/idle-replay/tests/targets.sh
+. "$LAB/tests/targets.sh"
 
 # Build the lab with the wrong governors and the same-as-ours "mutant"
 # into a folder of the check's build folder $1 (kept, so only a change
@@ -166,6 +169,8 @@ gate_tests() {
 	gate_run "$bin" teo s2-desktop-idle i5-10600k --known-misses "$list" || rc=$?
 	gate_expect_line "$rc" "^- STALE: .*: \`s2-desktop-idle i5-10600k best work\` names nothing" \
 		"a listed miss that names nothing the run measures"
+
+	targets_gate_tests "$bin" "$dir"
 
 	# The intended differences: a listed difference whose mutant decides
 	# like ours, and one without a mutant.
