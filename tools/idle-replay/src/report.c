@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "replay.h"
 #include "cli.h"
@@ -369,6 +370,36 @@ static void families_tsv_at(const char *dir, const struct evaluation *ev)
 		     ev->gc.has_work ? ev->gc.work_pct : NAN);
 }
 
+/*
+ * The --out folder this run created, removed again if a bad input stops it;
+ * by this process only, not by a replay job forked from it.
+ */
+static const char *created_out;
+static pid_t created_by;
+
+static void remove_created_out(void)
+{
+	if (created_out && getpid() == created_by)
+		rmdir(created_out);
+}
+
+/*
+ * Create the --out folder before the replay, which takes minutes, so that
+ * one that cannot be created stops the run at once; but bad input found
+ * while the corpus is set up must leave nothing behind, so a folder made
+ * here goes again unless the replay got as far as writing into it.
+ */
+static void make_out_folder(const char *out)
+{
+	if (!mkdir(out, 0777)) {
+		created_out = out;
+		created_by = getpid();
+		atexit(remove_created_out);
+	} else if (errno != EEXIST) {
+		die("cannot create %s: %s", out, strerror(errno));
+	}
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct cli cl = cli_parse(argc, argv,
@@ -379,9 +410,9 @@ int cmd_report(int argc, char **argv)
 
 	if (!cl.out)
 		die("report needs --out DIR");
-	if (mkdir(cl.out, 0777) && errno != EEXIST)
-		die("cannot create %s: %s", cl.out, strerror(errno));
+	make_out_folder(cl.out);
 	ev = evaluate(&cl);
+	created_out = NULL;
 	ev->tally.draft = report_file(cl.out, "misses.tsv");
 	misses_tsv_head(ev->tally.draft);
 	f = report_file(cl.out, "report.md");
