@@ -186,10 +186,16 @@ def diff(sources: Sequence[Path], base: Optional[Path] = None) -> List[Different
     return found
 
 
-def _cmd_report(args: argparse.Namespace) -> int:
+def _extra_govs(args: argparse.Namespace) -> List[lab.Governor]:
+    """The governor sources the --gov options name, checked."""
     govs: List[lab.Governor] = []
     for arg in args.gov:
         govs.append(lab.parse_gov(arg, [label for label, _ in govs]))
+    return govs
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    govs = _extra_govs(args)
     scenarios = [lab.check_scenario(s) for s in args.scenario]
     out = Path(os.path.abspath(args.out or paths.replay_cache() / "report"))
     if re.search(r"\s", str(out)):
@@ -210,8 +216,9 @@ def _cmd_targets(args: argparse.Namespace) -> int:
 
 
 def _cmd_overhead(args: argparse.Namespace) -> int:
+    govs = _extra_govs(args)
     trees = lab.find_trees(fetch_mainline=True)
-    binary = lab.Lab(trees).build("idle-replay") / "idle-replay"
+    binary = lab.Lab(trees, extra=tuple(govs)).build("idle-replay") / "idle-replay"
     rounds = ["--rounds", str(args.rounds)] if args.rounds else []
     tsv = ["--tsv", args.tsv] if args.tsv else []
     return process.run([binary, "overhead", *rounds, *tsv])
@@ -403,6 +410,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                 "ns per select+reflect of each governor, side by side, measured on the\n"
                 "calls each governor made in seven scenarios; also checks that the\n"
                 "recorded calls play back to the same decisions.  Informational.")
+    p.add_argument("--gov", action="append", default=[], metavar="LABEL=PATH",
+                   help="one more governor source to measure beside the others (repeatable)")
     p.add_argument("--rounds", type=_rounds, metavar="N", help="rounds of playback, 1..9999")
     p.add_argument("--tsv", metavar="FILE",
                    help="also write the numbers to FILE, tab-separated, for programs")
