@@ -11,7 +11,12 @@
 #include <linux/cpuidle.h>
 
 #define MAX_CPUS	12
-#define MAX_GOVS	32
+/*
+ * Governors one lab binary holds: its own nine and, for the series check,
+ * a chain of the base's teo, one source per patch that changes the
+ * governor, and the base's teo again.
+ */
+#define MAX_GOVS	64
 #define MAX_STREAMS	96
 #define MAX_LISTED	64		/* states a platform file may list */
 #define LAT_BINS	4096		/* added-latency histogram, see lat_bin() */
