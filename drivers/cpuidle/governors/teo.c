@@ -464,6 +464,7 @@ static bool teo_state_polls(struct cpuidle_driver *drv, int i)
 /**
  * teo_state_safe_without_tick - Check a state against a stopped tick.
  * @drv: cpuidle driver.
+ * @sel: Selection data (its @tick_stopped is used).
  * @i: Index of the state.
  * @sleep_length_ns: Time to the next timer event.
  *
@@ -477,10 +478,11 @@ static bool teo_state_polls(struct cpuidle_driver *drv, int i)
  * Return: true if the tick runs, the next timer is at most two tick periods
  * away, or state @i is at least a tick period deep.
  */
-static bool teo_state_safe_without_tick(struct cpuidle_driver *drv, int i,
+static bool teo_state_safe_without_tick(struct cpuidle_driver *drv,
+					const struct teo_selection *sel, int i,
 					s64 sleep_length_ns)
 {
-	return !teo_tick_stopped() || sleep_length_ns <= 2 * TICK_NSEC ||
+	return !sel->tick_stopped || sleep_length_ns <= 2 * TICK_NSEC ||
 	       drv->states[i].target_residency_ns >= TICK_NSEC;
 }
 
@@ -618,7 +620,7 @@ static int teo_walk_intercepts(struct cpuidle_driver *drv,
 
 		if (2 * sum > relevant) {
 			if (teo_state_enabled(dev, i) &&
-			    teo_state_safe_without_tick(drv, i,
+			    teo_state_safe_without_tick(drv, sel, i,
 							cpu_data->sleep_length_ns))
 				return i;
 			break;
@@ -627,7 +629,7 @@ static int teo_walk_intercepts(struct cpuidle_driver *drv,
 		if (!teo_state_enabled(dev, i))
 			continue;
 
-		if (!teo_state_safe_without_tick(drv, i,
+		if (!teo_state_safe_without_tick(drv, sel, i,
 						 cpu_data->sleep_length_ns)) {
 			if (fallback == sel->candidate)
 				break;
@@ -741,6 +743,8 @@ static int teo_select(struct cpuidle_driver *drv, struct cpuidle_device *dev,
 	cpu_data->sleep_length_ns = KTIME_MAX;
 
 	teo_scan_states(drv, dev, latency_limit_ns, &sel);
+	/* Interrupts are off: the tick cannot stop or restart until idle. */
+	sel.tick_stopped = teo_tick_stopped();
 
 	if (sel.deepest < 0) {
 		sel.reason = TEO_SELECT_NONE_ENABLED;
@@ -818,7 +822,7 @@ static int teo_select(struct cpuidle_driver *drv, struct cpuidle_device *dev,
 tick_decision:
 	if ((!teo_state_polls(drv, sel.state) &&
 	     !teo_state_next_to_polling(drv, &sel, sel.state) &&
-	     expected_ns >= TICK_NSEC) || teo_tick_stopped())
+	     expected_ns >= TICK_NSEC) || sel.tick_stopped)
 		goto out;
 
 	sel.state = teo_keep_tick_and_fit(drv, dev, &sel, sel.state,

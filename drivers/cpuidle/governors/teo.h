@@ -132,6 +132,8 @@ enum teo_update_kind {
  * @reason: Rule that settled @state.
  * @intercepts_below: Sum of the intercepts of the bins below @candidate.
  * @hits_below: Sum of the hits of the bins below @candidate.
+ * @tick_stopped: Whether the tick was already stopped when the selection
+ *	began.
  */
 struct teo_selection {
 	int first;
@@ -142,6 +144,7 @@ struct teo_selection {
 	enum teo_select_reason reason;
 	unsigned int intercepts_below;
 	unsigned int hits_below;
+	bool tick_stopped;
 };
 
 #endif /* __CPUIDLE_GOVERNOR_TEO_H */
