@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """scripts/teo replay: the replay lab (tools/idle-replay) built against the
 base tree and the newest mainline tree, and its commands: the report, the
-gates (labcheck), the targets, the strict differential, the overhead
-measurement, the trace converter, and the lab's own run and list.
+gates (labcheck), the targets, the draft of the documented misses
+(misses), the strict differential, the overhead measurement, the trace
+converter, and the lab's own run and list.
 
 Every argument is checked before anything is built or fetched.  The other
 commands of the tooling use the functions here (diff, report) rather than
@@ -19,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple, Union
 
-from teotool import deps, lab, labcheck, labsteps, paths, process
+from teotool import deps, lab, labcheck, labsteps, misses, paths, process
 from teotool.ui import Fatal, UsageError, note
 
-HELP = "the replay lab: report, gates, targets, differential, trace converter"
+HELP = "the replay lab: report, gates, targets, misses, differential, trace converter"
 
 DESCRIPTION = """\
 The replay lab (tools/idle-replay) runs governor sources, compiled
@@ -79,6 +80,18 @@ Proves "no functional change"; a chain (a patch series) takes one build."""
 CONVERT = """\
 Turn 'perf script' or 'trace-cmd report' text (power:cpu_idle, irq, IPI,
 timer and sched_switch events) into a trace file for 'run --trace'."""
+
+MISSES = """\
+Draft tools/idle-replay/known-misses from one report: replay every scenario
+on every table through ours, the baselines and every rule mutant that
+tools/idle-replay/intended-differences lists (ours with that one rule
+reverted), then write each line of a per-table target (table-energy, work)
+from the report's tables: its numbers, the states, and the mutants that
+meet the target.  The lines of the family medians are written by hand and
+kept, as are the comments; lines of misses that are gone are dropped, new
+misses added.  The draft goes to --out (default: standard output), a
+summary to standard error; exit 1 if a new family median miss needs its
+line written."""
 
 LEAKS = """\
 Only the leak check of 'check' (LeakSanitizer on valid validate, run,
@@ -228,6 +241,38 @@ def _rounds(value: str) -> int:
     if not re.fullmatch(r"[1-9][0-9]{0,3}", value):
         raise UsageError("--rounds wants a number of rounds, 1..9999")
     return int(value)
+
+
+def _cmd_misses(args: argparse.Namespace) -> int:
+    mutants = misses.intended_mutants(paths.LAB_INTENDED)
+    if args.out and not Path(args.out).parent.is_dir():
+        raise UsageError(f"--out: no such folder: '{Path(args.out).parent}'")
+    if args.report:
+        folder = Path(args.report)
+        if not folder.is_dir():
+            raise UsageError(f"--report: no such folder: '{args.report}'")
+    else:
+        folder = report(paths.replay_cache() / "misses", lab.mutant_sources())
+    drafter = misses.Drafter(misses.Report.read(folder), misses.Bounds.read(paths.LAB_GATES),
+                             mutants)
+    try:
+        old = paths.LAB_KNOWN_MISSES.read_text(encoding="utf-8")
+    except OSError as err:
+        raise Fatal(f"cannot read {paths.LAB_KNOWN_MISSES}: {err.strerror}") from None
+    result = misses.draft(old, drafter)
+    if args.out:
+        try:
+            Path(args.out).write_text(result.text, encoding="utf-8")
+        except OSError as err:
+            raise Fatal(f"cannot write {args.out} ({err.strerror})") from None
+    else:
+        sys.stdout.write(result.text)
+    note(f"misses: {result.drafted} lines drafted ({result.changed} changed),"
+         f" {result.kept} written by hand kept, {len(result.dropped)} dropped (no longer"
+         f" missed), {len(result.added)} added; from {folder}")
+    for key in result.unwritten:
+        note(f"misses: write the cause of '{' '.join(key)}' by hand")
+    return 1 if result.unwritten else 0
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -416,6 +461,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--tsv", metavar="FILE",
                    help="also write the numbers to FILE, tab-separated, for programs")
     p.set_defaults(func=_cmd_overhead)
+
+    p = command("misses", "draft the documented misses (known-misses) from a report", MISSES)
+    p.add_argument("--out", metavar="FILE", help="write the draft to FILE")
+    p.add_argument("--report", metavar="DIR",
+                   help="draft from this report folder, which must have run every rule"
+                   " mutant (default: run one into $TEO_CACHE/replay/misses)")
+    p.set_defaults(func=_cmd_misses)
 
     p = command("convert", "'perf script' or 'trace-cmd report' text -> a trace file", CONVERT)
     p.add_argument("--hz", type=_hz, default="250",
