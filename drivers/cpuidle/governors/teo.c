@@ -36,8 +36,9 @@
  * ran out of time, or the tick fired): it could have slept until the timer.
  * A tick kept because early wakeups were expected is the timer of that
  * period instead, and its bin scores the hit; but while such ticks rarely
- * come first, the measured duration scores an intercept: the early wakeup
- * was late, not absent.
+ * come first, or come between early wakeups that still outnumber them, the
+ * measured duration scores an intercept: the early wakeup was late, not
+ * absent.
  * Otherwise something else woke the CPU first and the bin of the measured
  * duration scores an *intercept*, even when that is the timer's own bin: a
  * wide bin also holds wakeups that came long before the timer.  Both
@@ -424,7 +425,7 @@ static void teo_update(struct cpuidle_driver *drv, struct cpuidle_device *dev)
  * wakeups of a closed loop keep busy (a ping-pong) would lock into a state
  * whose exit latency then lengthens its own idle periods.  Such a tick is
  * the timer the CPU expected, and its wakeup a hit in the tick's bin,
- * unless it is a rare one that teo_tick_cut_counts() as an intercept.
+ * unless it is one that teo_tick_cut_counts() as an intercept.
  *
  * Return: the time to the expected timer, KTIME_MAX if there is none.
  */
@@ -843,6 +844,7 @@ out:
 /**
  * teo_tick_cut_counts - Tell whether a tick cut counts as an early wakeup.
  * @cpu_data: Governor data of the CPU.
+ * @after_cut: The wakeup before this one was a tick cut as well.
  *
  * A tick kept for the intercepts that wakes the CPU before its next timer
  * (a tick cut) ends a period that the early wakeups were expected to end
@@ -855,17 +857,27 @@ out:
  * at its measured length, a cut counts for the shallow state in which the
  * loop runs fast.
  *
- * Rare tick cuts only: once they weigh more than a 2^-DECAY_SHIFT share of
- * the decaying total, which is what one fresh wakeup weighs in a full
- * history, the early wakeups that the tick was kept for have stopped
- * coming, and counting every tick as one would hold an idle CPU in a
- * shallow state for good.  Those cuts are the expected timer again.
+ * Rare tick cuts count: those that weigh no more than a 2^-DECAY_SHIFT
+ * share of the decaying total, which is what one fresh wakeup weighs in a
+ * full history.  So does a cut between two early wakeups, however often it
+ * comes, while the cuts make up at most half of the intercepts within the
+ * tick (the cuts that counted among them): the early wakeups still come,
+ * and the tick only cut one of their periods short.  A slow ring can have
+ * a cut after every other hop; taken for the expected timer, those cuts
+ * would send it into the deep state.  A cut right after a cut, or cuts that
+ * outnumber the early wakeups, mean those have stopped coming, and counting
+ * every tick as one would hold an idle CPU in a shallow state for good:
+ * those cuts are the expected timer again.
  *
  * Return: true if the tick cut counts as an intercept at its measured length.
  */
-static bool teo_tick_cut_counts(const struct teo_cpu *cpu_data)
+static bool teo_tick_cut_counts(const struct teo_cpu *cpu_data, bool after_cut)
 {
-	return cpu_data->tick_cuts <= cpu_data->total >> DECAY_SHIFT;
+	if (cpu_data->tick_cuts <= cpu_data->total >> DECAY_SHIFT)
+		return true;
+
+	return !after_cut &&
+	       2 * cpu_data->tick_cuts <= cpu_data->short_intercepts;
 }
 
 /**
@@ -880,6 +892,7 @@ static void teo_reflect(struct cpuidle_device *dev, int state)
 	struct teo_cpu *cpu_data = teo_cpu_data(dev);
 	/* Read (and so clear) the tick's flag on every wakeup. */
 	bool woken_by_tick = teo_tick_woke_cpu();
+	bool after_cut = cpu_data->tick_cut;
 
 	dev->last_state_idx = state;
 
@@ -895,7 +908,7 @@ static void teo_reflect(struct cpuidle_device *dev, int state)
 	 */
 	cpu_data->tick_cut = woken_by_tick && !dev->poll_time_limit &&
 			     cpu_data->timer_ns < cpu_data->sleep_length_ns;
-	if (cpu_data->tick_cut && teo_tick_cut_counts(cpu_data)) {
+	if (cpu_data->tick_cut && teo_tick_cut_counts(cpu_data, after_cut)) {
 		cpu_data->timer_ns = cpu_data->sleep_length_ns;
 	} else if (dev->poll_time_limit || woken_by_tick) {
 		dev->poll_time_limit = false;

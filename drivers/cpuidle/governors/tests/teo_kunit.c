@@ -556,8 +556,9 @@ static void teo_rare_tick_cut_is_intercept(struct kunit *test)
  * Interrupts at 200 us keep a CPU in the 50 us state with the tick, and
  * then the tick cuts three periods in a row: the interrupts have stopped
  * coming.  The first two cuts weigh no more than one fresh wakeup and count
- * as intercepts; the third is the expected timer again, a hit in the bin of
- * the tick at half a period (state 1), not in the far timer's.
+ * as intercepts; the third weighs more and follows a cut: it is the
+ * expected timer again, a hit in the bin of the tick at half a period
+ * (state 1), not in the far timer's.
  */
 static void teo_frequent_tick_cuts_are_hits(struct kunit *test)
 {
@@ -568,6 +569,24 @@ static void teo_frequent_tick_cuts_are_hits(struct kunit *test)
 	teo_decide(f, TEO_LONG);
 	KUNIT_EXPECT_EQ(test, teo_hits(f), PULSE);
 	KUNIT_EXPECT_EQ(test, f->data.bins[1].hits, PULSE);
+}
+
+/*
+ * Interrupts at 200 us keep a CPU in the 50 us state with the tick, and
+ * then the tick cuts every other period while the interrupts go on.  From
+ * the third cut on the cuts weigh more than one fresh wakeup, but each one
+ * follows an interrupt and the interrupts outnumber them: every cut counts
+ * as an intercept, none as a hit, and the interrupts still decide.
+ */
+static void teo_cut_between_interrupts_is_intercept(struct kunit *test)
+{
+	struct teo_fake *f = teo_fake_new(test, teo_deep);
+
+	teo_play(f, TEO_STEADY, BY_IRQ(TEO_US(200), TEO_LONG));
+	teo_play(f, 4, BY_TICK(TEO_TICK / 2, TEO_LONG),
+		 BY_IRQ(TEO_US(200), TEO_LONG));
+	KUNIT_EXPECT_EQ(test, teo_decide(f, TEO_LONG), 1);
+	KUNIT_EXPECT_EQ(test, teo_hits(f), 0);
 }
 
 /*
@@ -660,6 +679,7 @@ static struct kunit_case teo_history_cases[] = {
 	KUNIT_CASE(teo_kept_tick_is_expected_timer),
 	KUNIT_CASE(teo_rare_tick_cut_is_intercept),
 	KUNIT_CASE(teo_frequent_tick_cuts_are_hits),
+	KUNIT_CASE(teo_cut_between_interrupts_is_intercept),
 	KUNIT_CASE(teo_interrupts_need_room_for_exit),
 	KUNIT_CASE(teo_timer_cpu_classifies_by_residency),
 	KUNIT_CASE(teo_microsecond_exits_do_not_count),
