@@ -62,19 +62,23 @@ class State:
 
 @dataclass
 class Report:
-    """What the draft needs of one report folder."""
+    """What the draft needs of one report folder; roles maps each
+    governor's label to its role, in the order the rows name them."""
     runs: Dict[Tuple[str, str], Dict[str, Row]]
     misses: List[Key]
     states: Dict[str, List[State]]
+    roles: Dict[str, str]
 
     @classmethod
     def read(cls, folder: Path) -> "Report":
         runs: Dict[Tuple[str, str], Dict[str, Row]] = {}
+        roles: Dict[str, str] = {}
         for r in read_tsv(folder / "results.tsv",
                           ("scenario", "family", "loop", "platform", "governor", "role",
                            "energy_pct", "work_pct", "items", "above_pct", "below_pct",
                            "lat_mean_us", "state_shares"), "results.tsv"):
             runs.setdefault((r["scenario"], r["platform"]), {})[r["governor"]] = r
+            roles.setdefault(r["governor"], r["role"])
         misses = [(r["where"], r["table"], r["baseline"], r["metric"])
                   for r in read_tsv(folder / "misses.tsv",
                                     ("where", "table", "baseline", "metric"), "misses.tsv")]
@@ -83,16 +87,11 @@ class Report:
                           ("table", "state", "name", "exit_latency_us"), "tables.tsv"):
             states.setdefault(r["table"], []).append(
                 State(int(r["state"]), r["name"], r["exit_latency_us"]))
-        return cls(runs, misses, states)
+        return cls(runs, misses, states, roles)
 
     def baselines(self) -> List[str]:
         """The baselines' labels, in the order of the report's rows."""
-        seen: List[str] = []
-        for govs in self.runs.values():
-            for label, r in govs.items():
-                if r["role"] in BASELINE_ROLES and label not in seen:
-                    seen.append(label)
-        return seen
+        return [label for label, role in self.roles.items() if role in BASELINE_ROLES]
 
 
 @dataclass(frozen=True)
@@ -176,17 +175,15 @@ class Drafter:
         self.baselines = report.baselines()
         self.base_teo = next((b for b in self.baselines if b.startswith("teo-")
                               and self._role(b) == "base"), None)
-        labels = {g for govs in report.runs.values() for g in govs}
-        absent = [m for m in mutants if f"mutant-{m}" not in labels]
+        absent = [m for m in mutants if f"mutant-{m}" not in report.roles]
         if absent:
             raise Fatal(f"the report has no run of mutant-{absent[0]}: the draft needs one"
                         " report with every rule mutant (scripts/teo replay misses)")
 
     def _role(self, label: str) -> str:
-        for govs in self.report.runs.values():
-            if label in govs:
-                return govs[label]["role"]
-        raise Fatal(f"results.tsv has no governor {label}")
+        if label not in self.report.roles:
+            raise Fatal(f"results.tsv has no governor {label}")
+        return self.report.roles[label]
 
     def _family_runs(self, family: str, table: str) -> List[Dict[str, Row]]:
         return [govs for (_, platform), govs in sorted(self.report.runs.items())
