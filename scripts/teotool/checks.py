@@ -116,4 +116,9 @@ def run_extended() -> None:
     note("=== mutants (every mutant fails the KUnit cases it names)")
     if process.run(_teo("mutants"), env=process.debian_env()) != 0:
         raise Fatal("=== mutants: FAILED")
+    # The gate checks that each listed miss still misses; this checks
+    # that its line still says what the lab measures today.
+    note("=== replay misses --check (known-misses is today's draft)")
+    if process.run(_teo("replay", "misses", "--check"), env=process.debian_env()) != 0:
+        raise Fatal("=== replay misses --check: FAILED")
     note(f"all extended checks passed in {time.monotonic() - start:.0f} s")

@@ -23,7 +23,8 @@ Main commands:
               series checks, with an audit of every program they ran
   check --extended
               the same, then the series exported onto and checked on the
-              newest mainline source Debian ships (teo fetch --newest)
+              newest mainline source Debian ships (teo fetch --newest), the
+              mutation check and known-misses against today's draft
 
 Each command takes --help.  Environment: KERNEL_SRC (another base tree),
 TEO_CACHE (the cache folder), TEO_LOCK (the build lock, for tests)."""
@@ -131,7 +132,8 @@ def build_parser() -> Parser:
 
     p = command("check", "all tests (the README's test command)", _check_description())
     p.add_argument("--extended", action="store_true",
-                   help="then the series check on the newest mainline source Debian ships")
+                   help="then the series check on the newest mainline source Debian ships,"
+                   " the mutants and the known-misses draft")
     p.add_argument("extra", nargs="*", help=argparse.SUPPRESS)
     p.set_defaults(func=_cmd_check)
 
@@ -264,7 +266,9 @@ def _check_description() -> str:
             " package of scripts/deps.list.\nInstalls the Debian packages first"
             " (teo deps).  The VM fault test is an\nextended check, run on its"
             " own: teo faulttest.  --extended runs all of the\nabove, then the"
-            " series check on the newest mainline source Debian ships.")
+            " series check on the newest mainline source Debian ships,\nthe"
+            " mutation check (teo mutants) and the check that known-misses is"
+            "\nthe lab's draft of today (teo replay misses --check).")
 
 
 def _short(arg: str) -> str:

@@ -281,11 +281,18 @@ class Drafter:
 class Draft:
     text: str
     drafted: int
-    changed: int
+    changed: List[Key]
     kept: int
     dropped: List[Key]
     added: List[Key]
     unwritten: List[Key]
+
+    def stale(self) -> List[str]:
+        """One line per way the old text differs from the draft."""
+        found = [f"changed: {' '.join(key)}" for key in self.changed]
+        found += [f"no longer missed: {' '.join(key)}" for key in self.dropped]
+        found += [f"not listed: {' '.join(key)}" for key in self.added]
+        return found
 
 
 def _entry_key(line: str) -> Optional[Key]:
@@ -304,7 +311,7 @@ def draft(old: str, drafter: Drafter) -> Draft:
     out: List[str] = []
     done = set()
     last_of: Dict[str, int] = {}
-    result = Draft("", 0, 0, 0, [], [], [])
+    result = Draft("", 0, [], 0, [], [], [])
     for line in old.splitlines():
         key = _entry_key(line)
         if key is None:
@@ -322,7 +329,8 @@ def draft(old: str, drafter: Drafter) -> Draft:
         else:
             new = " ".join(key) + " " + cause
             result.drafted += 1
-            result.changed += new != line
+            if new != line:
+                result.changed.append(key)
             out.append(new)
         last_of[key[3]] = len(out)
     for key in drafter.report.misses:

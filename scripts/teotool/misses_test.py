@@ -2,11 +2,13 @@
 """misses on a small report written here: the drafted causes of both
 kinds of line, the lines kept, dropped and added, and bad input."""
 
+import contextlib
+import io
 import unittest
 from pathlib import Path
 from typing import Dict, List, Sequence
 
-from teotool import misses
+from teotool import misses, replay
 from teotool.testing import ScratchTest
 from teotool.ui import Fatal
 
@@ -138,9 +140,30 @@ class DraftTest(ScratchTest):
         folder = self.report(self.ring(), ["ring t1 best work"])
         first = misses.draft("ring t1 best work old\n", self.drafter(folder))
         second = misses.draft(first.text, self.drafter(folder))
-        self.assertEqual(first.changed, 1)
-        self.assertEqual(second.changed, 0)
+        self.assertEqual(first.changed, [("ring", "t1", "best", "work")])
+        self.assertEqual(first.stale(), ["changed: ring t1 best work"])
+        self.assertEqual(second.changed, [])
+        self.assertEqual(second.stale(), [])
         self.assertEqual(second.text, first.text)
+
+    def test_check_fails_on_a_stale_file(self) -> None:
+        """replay misses --check: exit 1 while the file is not the draft,
+        0 once it is."""
+        folder = self.report(self.ring(), ["ring t1 best work"])
+        stale = misses.draft("ring t1 best work old\ngone t1 best work x\n",
+                             self.drafter(folder))
+        self.assertEqual(stale.stale(), ["changed: ring t1 best work",
+                                         "no longer missed: gone t1 best work"])
+        said = io.StringIO()
+        with contextlib.redirect_stderr(said):
+            self.assertEqual(replay.check_draft(stale, folder), 1)
+        self.assertIn("misses: no longer missed: gone t1 best work", said.getvalue())
+        self.assertIn("2 lines differ", said.getvalue())
+        fresh = misses.draft(stale.text, self.drafter(folder))
+        with contextlib.redirect_stderr(io.StringIO()):
+            self.assertEqual(replay.check_draft(fresh, folder), 0)
+        missing = misses.draft("# only a comment\n", self.drafter(folder))
+        self.assertEqual(missing.stale(), ["not listed: ring t1 best work"])
 
     def test_report_without_mutants(self) -> None:
         folder = self.report(self.ring(), [])

@@ -91,7 +91,9 @@ meet the target.  The lines of the family medians are written by hand and
 kept, as are the comments; lines of misses that are gone are dropped, new
 misses added.  The draft goes to --out (default: standard output), a
 summary to standard error; exit 1 if a new family median miss needs its
-line written."""
+line written.  With --check nothing is written: exit 1 if the draft
+differs from the file, naming each line that does (the extended check
+runs this, so that the file's numbers are the lab's of today)."""
 
 LEAKS = """\
 Only the leak check of 'check' (LeakSanitizer on valid validate, run,
@@ -245,6 +247,8 @@ def _rounds(value: str) -> int:
 
 def _cmd_misses(args: argparse.Namespace) -> int:
     mutants = misses.intended_mutants(paths.LAB_INTENDED)
+    if args.check and args.out:
+        raise UsageError("--check writes nothing: leave out --out")
     if args.out and not Path(args.out).parent.is_dir():
         raise UsageError(f"--out: no such folder: '{Path(args.out).parent}'")
     if args.report:
@@ -260,6 +264,8 @@ def _cmd_misses(args: argparse.Namespace) -> int:
     except OSError as err:
         raise Fatal(f"cannot read {paths.LAB_KNOWN_MISSES}: {err.strerror}") from None
     result = misses.draft(old, drafter)
+    if args.check:
+        return check_draft(result, folder)
     if args.out:
         try:
             Path(args.out).write_text(result.text, encoding="utf-8")
@@ -267,12 +273,26 @@ def _cmd_misses(args: argparse.Namespace) -> int:
             raise Fatal(f"cannot write {args.out} ({err.strerror})") from None
     else:
         sys.stdout.write(result.text)
-    note(f"misses: {result.drafted} lines drafted ({result.changed} changed),"
+    note(f"misses: {result.drafted} lines drafted ({len(result.changed)} changed),"
          f" {result.kept} written by hand kept, {len(result.dropped)} dropped (no longer"
          f" missed), {len(result.added)} added; from {folder}")
     for key in result.unwritten:
         note(f"misses: write the cause of '{' '.join(key)}' by hand")
     return 1 if result.unwritten else 0
+
+
+def check_draft(result: misses.Draft, folder: Path) -> int:
+    """replay misses --check: 0 if known-misses is the draft of folder."""
+    stale = result.stale()
+    for line in stale:
+        note(f"misses: {line}")
+    if stale:
+        note(f"misses: {paths.LAB_KNOWN_MISSES} is not the draft of {folder}:"
+             f" {len(stale)} lines differ (scripts/teo replay misses --out FILE redrafts it)")
+        return 1
+    note(f"misses: {paths.LAB_KNOWN_MISSES} is the draft of {folder}"
+         f" ({result.drafted} lines drafted, {result.kept} written by hand)")
+    return 0
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -467,6 +487,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--report", metavar="DIR",
                    help="draft from this report folder, which must have run every rule"
                    " mutant (default: run one into $TEO_CACHE/replay/misses)")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; exit 1 if the file differs from the draft")
     p.set_defaults(func=_cmd_misses)
 
     p = command("convert", "'perf script' or 'trace-cmd report' text -> a trace file", CONVERT)
