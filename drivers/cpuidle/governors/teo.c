@@ -35,10 +35,10 @@
  * a *hit*.  The same holds when a safety net woke the CPU (the polling state
  * ran out of time, or the tick fired): it could have slept until the timer.
  * A tick kept because early wakeups were expected is the timer of that
- * period instead, and its bin scores the hit; but while such ticks rarely
- * come first, or come between early wakeups that still outnumber them, the
- * measured duration scores an intercept: the early wakeup was late, not
- * absent.
+ * period instead (unless it was already due when the state was chosen),
+ * and its bin scores the hit; but while such ticks rarely come first, or
+ * come between early wakeups that still outnumber them, the measured
+ * duration scores an intercept: the early wakeup was late, not absent.
  * Otherwise something else woke the CPU first and the bin of the measured
  * duration scores an *intercept*, even when that is the timer's own bin: a
  * wide bin also holds wakeups that came long before the timer.  Both
@@ -427,12 +427,23 @@ static void teo_update(struct cpuidle_driver *drv, struct cpuidle_device *dev)
  * the timer the CPU expected, and its wakeup a hit in the tick's bin,
  * unless it is one that teo_tick_cut_counts() as an intercept.
  *
+ * A tick that was already due when the state was chosen is not the timer
+ * to expect, though.  Its interrupt is pending, or the tick runs late, as
+ * it can in a virtual machine.  As the expected timer it would be due
+ * before any wakeup could come: every wakeup of a late tick's idle periods
+ * would be a hit in state 0's bin, whatever ended them.  Those hits crowd
+ * out the intercepts that chose the state until a selection takes the
+ * deepest state that fits the sleep length, whose exit the next early
+ * wakeup pays in full.  The sleep length is the timer to expect then, and
+ * a wakeup by that tick is a safety net like that of any tick the
+ * intercepts did not keep.
+ *
  * Return: the time to the expected timer, KTIME_MAX if there is none.
  */
 static s64 teo_expected_timer_ns(struct teo_cpu *cpu_data, s64 delta_tick_ns,
 				 bool tick_expected)
 {
-	if (!tick_expected)
+	if (!tick_expected || delta_tick_ns <= 0)
 		return cpu_data->sleep_length_ns;
 
 	return min(cpu_data->sleep_length_ns, delta_tick_ns);

@@ -239,8 +239,11 @@ static int teo_decide(struct teo_fake *f, s64 sleep_ns)
 	return teo_governor.select(&f->drv, &f->dev, &f->stop_tick);
 }
 
-/* Play one idle period: select, stay idle, wake up as @p says, reflect. */
-static void teo_play_one(struct teo_fake *f, const struct teo_period *p)
+/*
+ * Play one idle period: select, stay idle, wake up as @p says, reflect.
+ * Return the state entered.
+ */
+static int teo_play_one(struct teo_fake *f, const struct teo_period *p)
 {
 	s64 tick_ns = f->delta_tick_ns;
 	s64 idle_ns = p->wakeup == TEO_WAKE_TIMER ? p->sleep_ns : p->idle_ns;
@@ -261,6 +264,7 @@ static void teo_play_one(struct teo_fake *f, const struct teo_period *p)
 	teo_governor.reflect(&f->dev, idx);
 	/* Some work before the next idle period. */
 	f->now_ns += TEO_US(10);
+	return idx;
 }
 
 /* Play @reps times the sequence of @n periods at @seq. */
@@ -536,6 +540,33 @@ static unsigned int teo_hits(const struct teo_fake *f)
 }
 
 /*
+ * Above a polling state 0, interrupts at 10 us keep a CPU in the 4 us C1E
+ * with the tick.  Then the tick runs late, already due at every selection
+ * (as it can in a virtual machine), while the interrupts go on: the
+ * overdue tick is no timer to expect, and each interrupt is still an
+ * intercept at 10 us.  Taken for the expected timer, the overdue tick would
+ * make every wakeup a hit in state 0's bin, and once those hits outweighed
+ * the intercepts the CPU would enter C6, whose exit the next interrupt
+ * pays.
+ */
+static void teo_overdue_tick_is_no_expected_timer(struct kunit *test)
+{
+	const struct teo_period irq = BY_IRQ(TEO_US(10), TEO_LONG);
+	struct teo_fake *f = teo_fake_new(test, teo_poll);
+	int deepest = 0;
+	int i;
+
+	teo_play(f, TEO_STEADY, irq);
+	KUNIT_ASSERT_EQ(test, teo_decide(f, TEO_LONG), 2);
+	KUNIT_ASSERT_FALSE(test, f->stop_tick);
+	f->delta_tick_ns = -TEO_US(1);
+	for (i = 0; i < TEO_STEADY; i++)
+		deepest += teo_play_one(f, &irq) == 3;
+	KUNIT_EXPECT_EQ(test, deepest, 0);
+	KUNIT_EXPECT_EQ(test, teo_hits(f), 0);
+}
+
+/*
  * Interrupts at 200 us keep the CPU in the 50 us state with the tick, and
  * then the tick comes first once: the interrupt is late.  That tick cut is
  * an early wakeup at its measured length, no hit, and the interrupts still
@@ -677,6 +708,7 @@ static struct kunit_case teo_history_cases[] = {
 	KUNIT_CASE(teo_stopped_tick_near_timer_allows_shallow),
 	KUNIT_CASE(teo_polling_neighbour_keeps_tick),
 	KUNIT_CASE(teo_kept_tick_is_expected_timer),
+	KUNIT_CASE(teo_overdue_tick_is_no_expected_timer),
 	KUNIT_CASE(teo_rare_tick_cut_is_intercept),
 	KUNIT_CASE(teo_frequent_tick_cuts_are_hits),
 	KUNIT_CASE(teo_cut_between_interrupts_is_intercept),
