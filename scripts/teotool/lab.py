@@ -446,17 +446,32 @@ def grep_after(lines: Sequence[str], pattern: str, after: int, limit: int) -> Li
     return shown[:limit]
 
 
-def read_counts(path: Path) -> Dict[str, int]:
-    """A table of counts the lab wrote: a header row, one row of numbers."""
+def read_count_rows(path: Path) -> List[Dict[str, int]]:
+    """A table of counts the lab wrote: a header row, then rows of whole
+    numbers (one per pair of a differential chain)."""
     try:
         rows = path.read_text(encoding="utf-8").splitlines()
-        header, values = rows[0].split("\t"), rows[1].split("\t")
-        if len(header) != len(values):
-            raise ValueError("ragged")
-        return {name: int(value) for name, value in zip(header, values)}
+        header = rows[0].split("\t")
+        table = []
+        for row in rows[1:]:
+            values = row.split("\t")
+            if len(header) != len(values):
+                raise ValueError("ragged")
+            table.append({name: int(value) for name, value in zip(header, values)})
+        if not table:
+            raise ValueError("no rows")
+        return table
     except (OSError, IndexError, ValueError):
-        raise Fatal(f"{path}: no table of counts (a header row and a row of"
+        raise Fatal(f"{path}: no table of counts (a header row and rows of"
                     " whole numbers)") from None
+
+
+def read_counts(path: Path) -> Dict[str, int]:
+    """A table of counts the lab wrote with one row of numbers."""
+    table = read_count_rows(path)
+    if len(table) != 1:
+        raise Fatal(f"{path}: {len(table)} rows of counts where one was expected")
+    return table[0]
 
 
 @dataclass(frozen=True)

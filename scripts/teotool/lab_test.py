@@ -276,6 +276,22 @@ class OutputTest(ScratchTest):
         with self.assertRaisesRegex(Fatal, "no table of counts"):
             lab.read_counts(self.tmp / "none")
 
+    def test_read_count_rows_of_a_chain(self) -> None:
+        chain = self.tmp / "chain.tsv"
+        chain.write_text("runs\tdivergent\n3\t0\n3\t2\n")
+        self.assertEqual(lab.read_count_rows(chain),
+                         [{"runs": 3, "divergent": 0}, {"runs": 3, "divergent": 2}])
+        with self.assertRaisesRegex(Fatal, "2 rows of counts where one"):
+            lab.read_counts(chain)
+        header = self.tmp / "header.tsv"
+        header.write_text("runs\tdivergent\n")
+        with self.assertRaisesRegex(Fatal, "no table of counts"):
+            lab.read_count_rows(header)
+        ragged = self.tmp / "ragged.tsv"
+        ragged.write_text("runs\tdivergent\n3\t0\n3\n")
+        with self.assertRaisesRegex(Fatal, "no table of counts"):
+            lab.read_count_rows(ragged)
+
     def test_governors(self) -> None:
         binary = fake_binary(self.tmp / "lab", "printf 'governor\\toracle\\toracle\\t-\\n"
                              "governor\\tteo\\tours\\t/r/teo.c\\nplatform\\tadl\\tIntel\\n'")

@@ -75,7 +75,9 @@ decisions of each with the next at every step of every scenario on every
 table and on random tables.  Prints the first divergences and, per pair,
 one line with the runs, decisions and divergent runs of the scenarios and
 of the random tables; exits 0 whether or not they diverge, 1 on an error.
-Proves "no functional change"; a chain (a patch series) takes one build."""
+Proves "no functional change"; a chain (a patch series) takes one build,
+and each governor of it runs once (plus once where the chain is cut to
+use every CPU)."""
 
 CONVERT = """\
 Turn 'perf script' or 'trace-cmd report' text (power:cpu_idle, irq, IPI,
@@ -145,7 +147,8 @@ def report(out: Path, govs: Sequence[lab.Governor] = (), scenarios: Sequence[str
 
 @dataclass(frozen=True)
 class Differential:
-    """The counts of one pair of a differential (the lab's --out table)."""
+    """The counts of one pair of a differential (the lab's --out table);
+    log: the lab's output for the piece of the chain that held the pair."""
     old: Path
     new: Path
     runs: int
@@ -162,12 +165,22 @@ class Differential:
                                            self.random_decisions, self.random_divergent))
 
 
+def chain_lanes(pairs: int, lanes: int) -> List[Tuple[int, int]]:
+    """Split a chain of pairs + 1 governors into at most `lanes` pieces
+    of consecutive pairs, as even as can be: each piece (first, last) is
+    the sources first..last, and the next piece starts at this one's last,
+    so each governor runs once, plus once per cut."""
+    lanes = max(1, min(lanes, pairs))
+    cuts = [pairs * k // lanes for k in range(lanes + 1)]
+    return [(cuts[k], cuts[k + 1]) for k in range(lanes)]
+
+
 def diff(sources: Sequence[Path], base: Optional[Path] = None) -> List[Differential]:
     """Compare the decisions of each governor source with the next at every
     step of every scenario on every table (of base's corpus; default:
     lab.base_tree) and on random tables: one build for the whole chain,
-    the pairs two at a time.  Bad sources are usage errors, before
-    anything is built."""
+    run as lab.JOBS pieces of it at once (chain_lanes).  Bad sources are
+    usage errors, before anything is built."""
     if len(sources) < 2:
         raise UsageError("diff needs OLD.c and NEW.c")
     sources = [lab.governor_source(str(s), "diff") for s in sources]
@@ -175,29 +188,34 @@ def diff(sources: Sequence[Path], base: Optional[Path] = None) -> List[Different
     data = lab.corpus(trees)
     built = lab.Lab(trees, extra=tuple((f"g{i}", s) for i, s in enumerate(sources)))
     binary = built.build("idle-replay") / "idle-replay"
-    pairs = len(sources) - 1
+    pieces = chain_lanes(len(sources) - 1, lab.JOBS)
     with tempfile.TemporaryDirectory(prefix="teo-diff.") as name:
         work = Path(name)
-        lanes = [[lab.Command((str(binary), "diff", "--diff", f"g{i},g{i + 1}",
-                               "--out", str(work / f"{i}.tsv"), *data),
-                              work / f"{i}.log")] for i in range(pairs)]
+        chains = [",".join(f"g{i}" for i in range(first, last + 1))
+                  for first, last in pieces]
+        lanes = [[lab.Command((str(binary), "diff", "--diff", chain,
+                               "--out", str(work / f"{k}.tsv"), *data),
+                              work / f"{k}.log")] for k, chain in enumerate(chains)]
         status = lab.run_lanes(lanes)
         found = []
-        for i in range(pairs):
-            log = (work / f"{i}.log").read_text(encoding="utf-8", errors="replace")
-            if status[i] != [0]:
+        for k, (first, last) in enumerate(pieces):
+            log = (work / f"{k}.log").read_text(encoding="utf-8", errors="replace")
+            if status[k] != [0]:
                 for line in log.splitlines()[:20]:
                     print(f"    {line}", file=sys.stderr)
-                raise Fatal(f"the differential run of {sources[i]} and {sources[i + 1]}"
+                raise Fatal(f"the differential run of {' '.join(map(str, sources[first:last + 1]))}"
                             " failed")
             try:
-                counts = lab.read_counts(work / f"{i}.tsv")
-                n = [counts[c] for c in COUNT_COLUMNS]
-                found.append(Differential(sources[i], sources[i + 1], n[0], n[1], n[2], n[3],
-                                          n[4], n[5], tuple(log.splitlines())))
+                rows = lab.read_count_rows(work / f"{k}.tsv")
+                if len(rows) != last - first:
+                    raise Fatal("rows")
+                for i, counts in enumerate(rows, first):
+                    n = [counts[c] for c in COUNT_COLUMNS]
+                    found.append(Differential(sources[i], sources[i + 1], n[0], n[1], n[2],
+                                              n[3], n[4], n[5], tuple(log.splitlines())))
             except (Fatal, KeyError):
-                raise Fatal(f"the differential of {sources[i]} and {sources[i + 1]}"
-                            " wrote no counts") from None
+                raise Fatal(f"the differential of {sources[first]} .. {sources[last]}"
+                            " wrote no counts for each pair") from None
     return found
 
 
@@ -312,11 +330,18 @@ def _cmd_diff(args: argparse.Namespace) -> int:
                                          encoding="utf-8")
         except OSError as err:
             raise Fatal(f"cannot write {args.counts} ({err.strerror})") from None
+    if len(found) > 1:
+        # The lab names the sources g0, g1, ... in its divergences.
+        for i, source in enumerate([*(d.old for d in found), found[-1].new]):
+            print(f"g{i}: {source}")
+    shown = set()
     for d in found:
+        if d.log not in shown:
+            shown.add(d.log)
+            for line in lab.grep_after(d.log, r"^DIVERGENCE", 6, 40 * len(found)):
+                print(line)
         if len(found) > 1:
             print(f"{d.old} -> {d.new}")
-        for line in lab.grep_after(d.log, r"^DIVERGENCE", 6, 40):
-            print(line)
         print(f"differential: {d.runs} runs, {d.decisions} decisions, {d.divergent} divergent"
               f" (random tables: {d.random_cases} cases, {d.random_decisions} decisions,"
               f" {d.random_divergent} divergent)", flush=True)

@@ -180,6 +180,23 @@ class DifferentialTest(unittest.TestCase):
         self.assertEqual(d.row(), "/a.c\t/b.c\t1\t2\t3\t4\t5\t6")
         self.assertEqual(replay.COUNT_COLUMNS[0], "runs")
 
+    def test_chain_lanes_cover_every_pair_once(self) -> None:
+        for pairs in range(1, 30):
+            for lanes in (1, 2, 3):
+                pieces = replay.chain_lanes(pairs, lanes)
+                self.assertEqual(len(pieces), min(pairs, lanes))
+                self.assertEqual(pieces[0][0], 0)
+                self.assertEqual(pieces[-1][1], pairs)
+                for (_, last), (first, _) in zip(pieces, pieces[1:]):
+                    self.assertEqual(last, first)
+                sizes = [last - first for first, last in pieces]
+                self.assertLessEqual(max(sizes) - min(sizes), 1)
+
+    def test_chain_lanes_run_each_governor_once_plus_cuts(self) -> None:
+        pieces = replay.chain_lanes(24, 2)
+        self.assertEqual(pieces, [(0, 12), (12, 24)])
+        self.assertEqual(sum(last - first + 1 for first, last in pieces), 26)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -219,6 +219,32 @@ outputs_report() {
 	outputs_result "report: lockins.tsv" "$dir/lockins.shown" "$dir/lockins.written" "$bad"
 }
 
+# diff --out of a chain: one row per pair, each the row of that pair's
+# own differential, and the display's lines say what the rows say.
+outputs_diff() {
+	local bin=$1 dir=$2 other=$3 bad=''
+	local one=(--scenario s3-pingpong-6cpu-w10 --platform rk3399 --decisions 20000)
+	"$bin" diff "${data_args[@]}" "${one[@]}" --diff "teo,$other,teo" \
+		--out "$dir/chain.tsv" > "$dir/chain.txt"
+	"$bin" diff "${data_args[@]}" "${one[@]}" --diff "teo,$other" \
+		--out "$dir/pair1.tsv" > /dev/null
+	"$bin" diff "${data_args[@]}" "${one[@]}" --diff "$other,teo" \
+		--out "$dir/pair2.tsv" > /dev/null
+	tsv_parses "$dir/chain.tsv" || bad="chain.tsv: rows without the header's fields"
+	[ "$(tail -n +2 "$dir/chain.tsv")" = "$(tail -n +2 "$dir/pair1.tsv"; tail -n +2 "$dir/pair2.tsv")" ] ||
+		bad=${bad:-"the chain's rows are not the differentials of its pairs"}
+	awk '/^differential [^ ]+ vs [^ ]+: / { k = $2 "-" $4; sub(/:$/, "", k)
+			print k ".runs", $5; print k ".decisions", $10; print k ".divergent", $13 }
+		/^differential [^ ]+ vs [^ ]+ on random tables: / { k = $2 "-" $4
+			print k ".random_cases", $8; print k ".random_decisions", $10
+			print k ".random_divergent", $13 }' "$dir/chain.txt" > "$dir/chain.shown"
+	awk -F'\t' -v chain="teo,$other,teo" 'BEGIN { split(chain, g, ",") }
+		NR == 1 { for (i = 1; i <= NF; i++) col[i] = $i; next }
+		{ for (i = 1; i <= NF; i++) print g[NR - 1] "-" g[NR] "." col[i], $i }' \
+		"$dir/chain.tsv" > "$dir/chain.written"
+	outputs_result "diff --out of a chain" "$dir/chain.shown" "$dir/chain.written" "$bad"
+}
+
 # $1: the check's build folder, $2: its output folder.
 output_tests() {
 	local bin=$1/idle-replay dir=$2/outputs main
@@ -231,5 +257,6 @@ output_tests() {
 	outputs_run "$bin" "$dir"
 	outputs_targets "$bin" "$dir"
 	outputs_overhead "$bin" "$dir" "$main"
+	outputs_diff "$bin" "$dir" "$main"
 	outputs_report "$bin" "$dir"
 }
