@@ -206,16 +206,17 @@ def diff(sources: Sequence[Path], base: Optional[Path] = None) -> List[Different
                 raise Fatal(f"the differential run of {' '.join(map(str, sources[first:last + 1]))}"
                             " failed")
             try:
-                rows = lab.read_count_rows(work / f"{k}.tsv")
-                if len(rows) != last - first:
-                    raise Fatal("rows")
-                for i, counts in enumerate(rows, first):
-                    n = [counts[c] for c in COUNT_COLUMNS]
-                    found.append(Differential(sources[i], sources[i + 1], n[0], n[1], n[2],
-                                              n[3], n[4], n[5], tuple(log.splitlines())))
+                rows = [[counts[c] for c in COUNT_COLUMNS]
+                        for counts in lab.read_count_rows(work / f"{k}.tsv")]
             except (Fatal, KeyError):
+                rows = []
+            if len(rows) != last - first:
                 raise Fatal(f"the differential of {sources[first]} .. {sources[last]}"
-                            " wrote no counts for each pair") from None
+                            " wrote no counts for each pair")
+            lines = tuple(log.splitlines())
+            for i, n in enumerate(rows, first):
+                found.append(Differential(sources[i], sources[i + 1], n[0], n[1], n[2],
+                                          n[3], n[4], n[5], lines))
     return found
 
 
