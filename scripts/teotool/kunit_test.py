@@ -9,7 +9,7 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from teotool import kunit
+from teotool import kunit, paths
 from teotool.testing import ScratchTest
 from teotool.ui import Fatal
 
@@ -43,6 +43,23 @@ class ArgsTest(unittest.TestCase):
             self.assertIn("--kernel_args=trace_event=power:teo_select,power:teo_update", args)
             self.assertIn("--kconfig_add=CONFIG_FTRACE=y", args)
         self.assertNotEqual(kunit.PLAIN.build_dir(src), kunit.SANITIZERS.build_dir(src))
+
+    def test_slim_config_leaves_out_only_what_nothing_asks_for(self) -> None:
+        """Both variants leave out the unused layers, and no line left out
+        is one the .kunitconfig, tracing or the sanitizers turn on."""
+        src, build = Path("/src"), Path("/b")
+        for variant in (kunit.PLAIN, kunit.SANITIZERS):
+            args = kunit.kunit_args(src, build, variant, Path("/j"))
+            self.assertIn("--kconfig_add=# CONFIG_ACPI is not set", args)
+            self.assertIn("--kconfig_add=CONFIG_EXPERT=y", args)
+        off = {m.group(1) for line in kunit.SLIM_CONFIG
+               for m in [re.fullmatch(r"# (CONFIG_\w+) is not set", line)] if m}
+        self.assertEqual(len(off), len(kunit.SLIM_CONFIG) - 1)
+        wanted = (paths.REPO / paths.KUNITCONFIG).read_text().splitlines() + \
+            list(kunit.TRACE_CONFIG + kunit.SANITIZER_CONFIG)
+        on = {line.split("=", 1)[0] for line in wanted if line.startswith("CONFIG_")}
+        self.assertIn("CONFIG_CPU_IDLE", on)
+        self.assertFalse(off & on)
 
 
 class VerdictTest(ScratchTest):
