@@ -400,6 +400,22 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     return status
 
 
+def _run_govs(values: Sequence[str]) -> Tuple[List[str], Tuple[lab.Governor, ...]]:
+    """The --gov options of run: each a label of the lab, or LABEL=PATH
+    for a source to compile in beside them (checked as report checks it,
+    before anything is built).  The labels to run, in order, and the
+    sources."""
+    labels: List[str] = []
+    extra: List[lab.Governor] = []
+    for value in values:
+        if "=" in value:
+            extra.append(lab.parse_gov(value, [label for label, _ in extra]))
+            labels.append(extra[-1][0])
+        else:
+            labels.append(value)
+    return labels, tuple(extra)
+
+
 def _cmd_tool(args: argparse.Namespace) -> int:
     """run and list: the lab's own commands with the corpus."""
     scenarios: List[str] = getattr(args, "scenario", None) or []
@@ -412,9 +428,10 @@ def _cmd_tool(args: argparse.Namespace) -> int:
         f = getattr(args, opt, None)
         if f and ("/" in f or f.endswith((".plat", ".trace"))) and not os.path.isfile(f):
             raise UsageError(f"--{opt}: no such file: '{f}'")
+    labels, extra = _run_govs(getattr(args, "gov", []))
     trees = lab.find_trees(fetch_mainline=False)
     data = lab.corpus(trees)
-    binary = lab.Lab(trees).build("idle-replay") / "idle-replay"
+    binary = lab.Lab(trees, extra=extra).build("idle-replay") / "idle-replay"
     argv: List[str] = [str(binary), args.command, *data]
     if args.command == "list":
         argv += ["--tsv"] if args.tsv else []
@@ -427,8 +444,8 @@ def _cmd_tool(args: argparse.Namespace) -> int:
     for opt in ("trace", "platform", "json"):
         if getattr(args, opt) is not None:
             argv += [f"--{opt}", getattr(args, opt)]
-    for g in args.gov:
-        argv += ["--gov", g]
+    for label in labels:
+        argv += ["--gov", label]
     argv += ["--per-state"] if args.per_state else []
     return process.run(argv)
 
@@ -531,14 +548,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     p = command("run", "one timeline through the governors (the lab's run command)",
                 "Run one scenario or recorded trace on one table through the oracle\n"
-                "and the governors named (default: all), with the corpus of tables.")
+                "and the governors named (default: all), with the corpus of tables.\n"
+                "A --gov LABEL=PATH compiles that governor source into the lab beside\n"
+                "its own governors (another lab build, once per set of sources).")
     p.add_argument("--scenario", action="append", metavar="NAME",
                    help="the scenario (see 'list'): one name; a family or a second"
                    " --scenario is refused ('report' takes several)")
     p.add_argument("--trace", metavar="FILE", help="a trace file (see 'convert')")
     p.add_argument("--platform", metavar="NAME|FILE", help="the table (see 'list')")
-    p.add_argument("--gov", action="append", default=[], metavar="LABEL",
-                   help="a governor to run (repeatable)")
+    p.add_argument("--gov", action="append", default=[], metavar="LABEL[=PATH]",
+                   help="a governor to run (repeatable): a label of the lab (see"
+                   " 'list'), or LABEL=PATH, a governor source compiled in beside"
+                   " them as 'report --gov' does")
     p.add_argument("--per-state", action="store_true",
                    help="each state's usage, time, above and below, summed over the CPUs")
     p.add_argument("--json", metavar="FILE", help="the metrics as JSON into FILE")

@@ -3,6 +3,7 @@
 one line before anything is built, fetched or locked; --help says what
 each command does."""
 
+import argparse
 import unittest
 from pathlib import Path
 from typing import Dict, List, Tuple
@@ -42,6 +43,12 @@ BAD_INPUT: List[Tuple[str, int, str, List[str], Dict[str, str]]] = [
      ["run", "--trace", "{tmp}/none.trace"], {}),
     ("run --platform of a missing file", 2, "--platform: no such file: '{tmp}/x.plat'",
      ["run", "--scenario", "S2", "--platform", "{tmp}/x.plat"], {}),
+    ("run --gov of no governor", 2, "'/etc/hostname' is not a cpuidle governor source",
+     ["run", "--scenario", "s2-desktop-idle", "--gov", "a=/etc/hostname"], {}),
+    ("run --gov with a label of the lab", 2, "--gov label 'teo' is taken by the lab",
+     ["run", "--scenario", "s2-desktop-idle", "--gov", f"teo={GOOD}"], {}),
+    ("run --gov twice", 2, "--gov label 'a' given twice",
+     ["run", "--gov", f"a={GOOD}", "--gov", "teo", "--gov", f"a={GOOD}"], {}),
     ("convert --hz", 2, "--hz wants 100, 250, 300 or 1000, got 'abc'",
      ["convert", "--hz", "abc", "in", "out"], {}),
     ("convert of one file", 2, "required: OUTPUT", ["convert", "only-one"], {}),
@@ -95,6 +102,7 @@ HELP: List[Tuple[str, List[str]]] = [
     ("--platform NAME|FILE", ["convert"]),
     ("LeakSanitizer", ["leaks"]),
     ("--per-state", ["run"]),
+    ("LABEL=PATH, a governor source compiled in", ["run"]),
     ("is refused ('report' takes several)", ["run"]),
     ("--tsv", ["list"]),
 ]
@@ -172,6 +180,37 @@ class ReportTest(ScratchTest):
                          ["--scenario", "S1", "--scenario", "p-io-idle"])
         self.assertEqual(run.call_args_list[1].args[0], ["gnuplot", "plots.gp"])
         self.assertTrue((self.tmp / "out").is_dir())
+
+
+class RunTest(ScratchTest):
+    def run_tool(self, govs: List[str]) -> Tuple[mock.MagicMock, mock.MagicMock]:
+        """replay run with the lab faked; the mocks of lab.Lab and of
+        process.run."""
+        args = argparse.Namespace(
+            command="run", scenario=["s2-desktop-idle"], trace=None, platform=None,
+            json=None, gov=govs, per_state=False)
+        with mock.patch.object(lab, "find_trees", return_value=lab.Trees(self.tmp)), \
+                mock.patch.object(lab, "corpus", return_value=["--data", "/c"]), \
+                mock.patch.object(lab, "Lab") as fake_lab, \
+                mock.patch.object(lab, "validate"), \
+                mock.patch.object(replay.process, "run", return_value=0) as run:
+            fake_lab.return_value.build.return_value = self.tmp
+            self.assertEqual(replay._cmd_tool(args), 0)
+        return fake_lab, run
+
+    def test_sources_are_compiled_in_and_run_by_label(self) -> None:
+        """A --gov LABEL=PATH goes into the lab build as an extra
+        governor and to the lab's run as its label, beside plain labels,
+        in the order given."""
+        fake_lab, run = self.run_tool(["teo", f"v={GOOD}"])
+        self.assertEqual(fake_lab.call_args.kwargs["extra"], (("v", Path(GOOD)),))
+        argv = run.call_args.args[0]
+        self.assertEqual(argv[argv.index("s2-desktop-idle") + 1:],
+                         ["--gov", "teo", "--gov", "v"])
+
+    def test_plain_labels_build_the_plain_lab(self) -> None:
+        fake_lab, _ = self.run_tool(["teo", "menu-6.12"])
+        self.assertEqual(fake_lab.call_args.kwargs["extra"], ())
 
 
 class DifferentialTest(unittest.TestCase):
