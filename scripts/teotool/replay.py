@@ -220,16 +220,16 @@ def diff(sources: Sequence[Path], base: Optional[Path] = None) -> List[Different
     return found
 
 
-def _extra_govs(args: argparse.Namespace) -> List[lab.Governor]:
-    """The governor sources the --gov options name, checked."""
+def _extra_govs(values: Sequence[str]) -> List[lab.Governor]:
+    """The governor sources that --gov LABEL=PATH options name, checked."""
     govs: List[lab.Governor] = []
-    for arg in args.gov:
-        govs.append(lab.parse_gov(arg, [label for label, _ in govs]))
+    for value in values:
+        govs.append(lab.parse_gov(value, [label for label, _ in govs]))
     return govs
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    govs = _extra_govs(args)
+    govs = _extra_govs(args.gov)
     scenarios = [lab.check_scenario(s) for s in args.scenario]
     out = Path(os.path.abspath(args.out or paths.replay_cache() / "report"))
     if re.search(r"\s", str(out)):
@@ -250,7 +250,7 @@ def _cmd_targets(args: argparse.Namespace) -> int:
 
 
 def _cmd_overhead(args: argparse.Namespace) -> int:
-    govs = _extra_govs(args)
+    govs = _extra_govs(args.gov)
     trees = lab.find_trees(fetch_mainline=True)
     binary = lab.Lab(trees, extra=tuple(govs)).build("idle-replay") / "idle-replay"
     rounds = ["--rounds", str(args.rounds)] if args.rounds else []
@@ -405,15 +405,8 @@ def _run_govs(values: Sequence[str]) -> Tuple[List[str], Tuple[lab.Governor, ...
     for a source to compile in beside them (checked as report checks it,
     before anything is built).  The labels to run, in order, and the
     sources."""
-    labels: List[str] = []
-    extra: List[lab.Governor] = []
-    for value in values:
-        if "=" in value:
-            extra.append(lab.parse_gov(value, [label for label, _ in extra]))
-            labels.append(extra[-1][0])
-        else:
-            labels.append(value)
-    return labels, tuple(extra)
+    extra = _extra_govs([value for value in values if "=" in value])
+    return [value.partition("=")[0] for value in values], tuple(extra)
 
 
 def _cmd_tool(args: argparse.Namespace) -> int:
